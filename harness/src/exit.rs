@@ -1,0 +1,10 @@
+//! Process exit codes, distinct per kind of outcome.
+
+/// Every check passed (or only warned, unless `--fail-on should`).
+pub const CONFORMANT: i32 = 0;
+/// A MUST failed (or a SHOULD, with `--fail-on should`).
+pub const NONCONFORMANT: i32 = 1;
+/// Bad command line or broken scenario file.
+pub const USAGE: i32 = 2;
+/// Harness or transport error: the receiver could not be started, died, or never answered.
+pub const HARNESS: i32 = 3;

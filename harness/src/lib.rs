@@ -1,0 +1,19 @@
+//! taskcheck: conformance harness for the MCP 2025-11-25 Tasks utility.
+
+pub mod exit;
+pub mod fixtures;
+pub mod inspect;
+pub mod matcher;
+pub mod model;
+pub mod monitor;
+pub mod reference;
+pub mod report;
+pub mod runner;
+pub mod scenario;
+pub mod session;
+pub mod spec;
+pub mod suite;
+pub mod trace;
+pub mod transport;
+pub mod verdict;
+pub mod wire;

@@ -1,0 +1,205 @@
+//! The `taskcheck` command line.
+
+use clap::{Parser, Subcommand};
+use mcp_taskcheck::report::FailOn;
+use mcp_taskcheck::runner::Limits;
+use mcp_taskcheck::scenario::{self, Scenario};
+use mcp_taskcheck::transport::stdio::{kill_all_groups, StdioConnector};
+use mcp_taskcheck::{exit, inspect, reference, spec, suite};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(name = "taskcheck", version, about = "Conformance harness for the MCP 2025-11-25 Tasks utility")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the scenarios against a receiver and report, rule by rule.
+    Run(RunArgs),
+    /// Serve the reference receiver on stdio.
+    Reference {
+        /// Break one rule (repeatable); see --list-faults.
+        #[arg(long = "fault", value_name = "NAME")]
+        faults: Vec<String>,
+        /// List the faults and the rule each breaks.
+        #[arg(long)]
+        list_faults: bool,
+    },
+    /// List scenarios and rules (or the fixture contract).
+    List {
+        #[command(flatten)]
+        library: LibraryArgs,
+        /// Print the fixture contract instead.
+        #[arg(long)]
+        fixtures: bool,
+    },
+    /// Explain a rule: level, spec section, checks and faults.
+    Explain {
+        rule: String,
+        #[command(flatten)]
+        library: LibraryArgs,
+    },
+    /// Print a JSON Schema (`scenario`: the scenario file format).
+    Schema {
+        #[arg(value_parser = ["scenario"])]
+        what: String,
+    },
+}
+
+#[derive(clap::Args)]
+struct LibraryArgs {
+    /// A directory of scenario files that adds to (or overrides by id) the built-in library.
+    #[arg(long, value_name = "DIR")]
+    scenarios: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The receiver: a command spoken to over stdio.
+    #[arg(long, value_name = "COMMAND")]
+    stdio: String,
+    #[command(flatten)]
+    library: LibraryArgs,
+    /// Only these scenario ids (repeatable).
+    #[arg(long = "scenario", value_name = "ID")]
+    only: Vec<String>,
+    /// Per-request timeout in ms.
+    #[arg(long, default_value_t = 5000)]
+    timeout_ms: u64,
+    /// Per-scenario deadline in ms.
+    #[arg(long, default_value_t = 30000)]
+    scenario_timeout_ms: u64,
+    /// Scenarios run at once, each in its own session (default: number of CPUs).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// What makes the run non-conformant (exit 1).
+    #[arg(long, value_enum, default_value = "must")]
+    fail_on: FailOn,
+    /// Write the JSON report here.
+    #[arg(long, value_name = "FILE")]
+    report_json: Option<PathBuf>,
+    /// Write every message of every session here, as JSON lines.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Longest line accepted from the receiver, in bytes.
+    #[arg(long, default_value_t = 8 * 1024 * 1024)]
+    max_line_bytes: usize,
+}
+
+fn usage_error(message: impl std::fmt::Display) -> ! {
+    eprintln!("taskcheck: {message}");
+    std::process::exit(exit::USAGE);
+}
+
+fn library(args: &LibraryArgs) -> Vec<Scenario> {
+    let mut all = scenario::builtin();
+    if let Some(dir) = &args.scenarios {
+        for s in scenario::load_dir(dir).unwrap_or_else(|e| usage_error(e)) {
+            all.retain(|b| b.id != s.id);
+            all.push(s);
+        }
+    }
+    all
+}
+
+fn main() {
+    let cli = Cli::try_parse().unwrap_or_else(|e| {
+        let code = if e.use_stderr() { exit::USAGE } else { exit::CONFORMANT };
+        let _ = e.print();
+        std::process::exit(code);
+    });
+    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| {
+        eprintln!("taskcheck: cannot start the async runtime: {e}");
+        std::process::exit(exit::HARNESS);
+    });
+    let code = runtime.block_on(async {
+        tokio::select! {
+            code = dispatch(cli) => code,
+            _ = tokio::signal::ctrl_c() => {
+                kill_all_groups();
+                eprintln!("taskcheck: interrupted; every spawned receiver was killed");
+                130
+            }
+        }
+    });
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    std::process::exit(code);
+}
+
+async fn dispatch(cli: Cli) -> i32 {
+    match cli.command {
+        Command::Run(args) => run(args).await,
+        Command::Reference { faults, list_faults } => {
+            if list_faults {
+                print!("{}", inspect::fault_list());
+                return exit::CONFORMANT;
+            }
+            let faults = reference::faults::Faults::from_names(&faults).unwrap_or_else(|e| usage_error(e));
+            match reference::serve_stdio(faults).await {
+                Ok(()) => exit::CONFORMANT,
+                Err(e) => {
+                    eprintln!("taskcheck reference: {e}");
+                    exit::HARNESS
+                }
+            }
+        }
+        Command::List { library: lib, fixtures } => {
+            if fixtures {
+                print!("{}", mcp_taskcheck::fixtures::contract_table());
+            } else {
+                print!("{}", inspect::list(&library(&lib)));
+            }
+            exit::CONFORMANT
+        }
+        Command::Explain { rule, library: lib } => match spec::rule(&rule) {
+            Some(r) => {
+                print!("{}", inspect::explain(r, &library(&lib)));
+                exit::CONFORMANT
+            }
+            None => usage_error(format!("unknown rule {rule:?} (see `taskcheck list`)")),
+        },
+        Command::Schema { .. } => {
+            let schema = schemars::schema_for!(Scenario);
+            println!("{}", serde_json::to_string_pretty(&schema).unwrap_or_default());
+            exit::CONFORMANT
+        }
+    }
+}
+
+async fn run(args: RunArgs) -> i32 {
+    let mut scenarios = library(&args.library);
+    if !args.only.is_empty() {
+        if let Some(unknown) = args.only.iter().find(|id| !scenarios.iter().any(|s| &s.id == *id)) {
+            usage_error(format!("no scenario {unknown:?} (see `taskcheck list`)"));
+        }
+        scenarios.retain(|s| args.only.contains(&s.id));
+    }
+    let limits = Limits {
+        request: Duration::from_millis(args.timeout_ms),
+        scenario: Duration::from_millis(args.scenario_timeout_ms),
+        poll: Duration::from_millis(args.timeout_ms.max(2000)),
+    };
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2));
+    let connector = Arc::new(StdioConnector { command: args.stdio.clone(), max_line: args.max_line_bytes });
+    let report = suite::run_all(connector, scenarios, limits, jobs).await;
+    print!("{}", report.terminal(args.fail_on));
+    if let Some(path) = &args.report_json {
+        let doc = serde_json::to_string_pretty(&report.json(args.fail_on)).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, doc) {
+            eprintln!("taskcheck: cannot write {}: {e}", path.display());
+            return exit::HARNESS;
+        }
+    }
+    if let Some(path) = &args.trace {
+        if let Err(e) = suite::write_trace(path, &report) {
+            eprintln!("taskcheck: cannot write {}: {e}", path.display());
+            return exit::HARNESS;
+        }
+    }
+    report.exit_code(args.fail_on).0
+}

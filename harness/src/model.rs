@@ -1,0 +1,334 @@
+//! The reference state-machine model of a task, fed with every Task object seen. Pure: no I/O.
+//!
+//! Polling sees a subsequence of the real transitions, so the model only reports what the
+//! observations prove. Orderings are judged causally: an observation B is "after" an
+//! observation A only when B answers a request sent after A was received.
+
+use serde_json::Value;
+use std::collections::HashMap;
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+/// Task status of the 2025-11-25 Tasks utility.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TaskStatus {
+    Working,
+    InputRequired,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// Parses the wire spelling.
+    pub fn parse(s: &str) -> Option<TaskStatus> {
+        Some(match s {
+            "working" => TaskStatus::Working,
+            "input_required" => TaskStatus::InputRequired,
+            "completed" => TaskStatus::Completed,
+            "failed" => TaskStatus::Failed,
+            "cancelled" => TaskStatus::Cancelled,
+            _ => return None,
+        })
+    }
+
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Working => "working",
+            TaskStatus::InputRequired => "input_required",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// `completed`, `failed` and `cancelled` are final.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+        )
+    }
+
+    /// Whether the spec allows moving from `self` directly to `next`.
+    pub fn may_become(self, next: TaskStatus) -> bool {
+        match self {
+            TaskStatus::Working => next != TaskStatus::Working,
+            TaskStatus::InputRequired => next != TaskStatus::InputRequired,
+            _ => false,
+        }
+    }
+}
+
+/// Which message carried a Task object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Create,
+    Get,
+    List,
+    Cancel,
+    StatusNotification,
+}
+
+/// One Task object as seen on the wire.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    pub task: Value,
+    pub source: Source,
+    /// Trace sequence number of the message that carried it.
+    pub received: u64,
+    /// Trace sequence number of the request it answers (None for notifications).
+    pub asked: Option<u64>,
+}
+
+/// One judgement the model made: a rule, whether it held, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub held: bool,
+    pub message: String,
+    pub evidence: Vec<u64>,
+}
+
+#[derive(Default)]
+struct History {
+    created_at: Option<(String, u64)>,
+    terminal: Option<(TaskStatus, u64)>,
+    updates: Vec<(OffsetDateTime, u64)>,
+}
+
+/// Per-session model of every task the receiver reported.
+#[derive(Default)]
+pub struct Model {
+    tasks: HashMap<String, History>,
+    created: HashMap<String, u64>,
+}
+
+fn timestamp(task: &Value, key: &str) -> Result<OffsetDateTime, String> {
+    match task.get(key) {
+        None => Err(format!("`{key}` is missing")),
+        Some(Value::String(s)) => OffsetDateTime::parse(s, &Rfc3339)
+            .map_err(|_| format!("`{key}` {s:?} is not an RFC 3339 timestamp")),
+        Some(other) => Err(format!("`{key}` is {other}, not a string")),
+    }
+}
+
+impl Model {
+    /// Feeds one observation and returns every judgement it allowed.
+    pub fn observe(&mut self, obs: &Observation) -> Vec<Finding> {
+        let mut out = Vec::new();
+        let ev = vec![obs.received];
+        let mut judge = |rule: &'static str, held: bool, message: String, evidence: Vec<u64>| {
+            out.push(Finding {
+                rule,
+                held,
+                message,
+                evidence,
+            })
+        };
+        let id = match obs.task.get("taskId") {
+            Some(Value::String(s)) => {
+                judge("tasks.id.string", true, "taskId is a string".into(), ev.clone());
+                s.clone()
+            }
+            Some(other) => {
+                judge(
+                    "tasks.id.string",
+                    false,
+                    format!("taskId is {other}, not a string"),
+                    ev.clone(),
+                );
+                other.to_string()
+            }
+            None => return out,
+        };
+        let status = obs
+            .task
+            .get("status")
+            .and_then(Value::as_str)
+            .and_then(TaskStatus::parse);
+
+        if obs.source == Source::Create {
+            let held = status == Some(TaskStatus::Working);
+            judge(
+                "tasks.lifecycle.initial-working",
+                held,
+                format!("CreateTaskResult status is {}", obs.task["status"]),
+                ev.clone(),
+            );
+            match self.created.get(&id) {
+                Some(first) => judge(
+                    "tasks.id.unique",
+                    false,
+                    format!("task id {id:?} was already returned for an earlier task"),
+                    vec![*first, obs.received],
+                ),
+                None => {
+                    self.created.insert(id.clone(), obs.received);
+                    judge("tasks.id.unique", true, "new task id".into(), ev.clone());
+                }
+            }
+        }
+        if obs.source == Source::Get {
+            let ttl = obs.task.get("ttl");
+            let held = matches!(ttl, Some(v) if v.is_null() || v.is_u64() || v.is_i64());
+            judge(
+                "tasks.ttl.get-includes-ttl",
+                held,
+                match ttl {
+                    None => "tasks/get result has no `ttl`".into(),
+                    Some(v) => format!("tasks/get `ttl` is {v}"),
+                },
+                ev.clone(),
+            );
+        }
+
+        let created = timestamp(&obs.task, "createdAt");
+        judge(
+            "tasks.ttl.created-at",
+            created.is_ok(),
+            created.as_ref().err().cloned().unwrap_or_else(|| "createdAt is RFC 3339".into()),
+            ev.clone(),
+        );
+        let updated = timestamp(&obs.task, "lastUpdatedAt");
+        judge(
+            "tasks.ttl.last-updated-at",
+            updated.is_ok(),
+            updated.as_ref().err().cloned().unwrap_or_else(|| "lastUpdatedAt is RFC 3339".into()),
+            ev.clone(),
+        );
+
+        let history = self.tasks.entry(id.clone()).or_default();
+        if let Some(Value::String(c)) = obs.task.get("createdAt") {
+            match &history.created_at {
+                Some((first, seq)) => judge(
+                    "tasks.ttl.created-at-constant",
+                    first == c,
+                    format!("createdAt {c:?}, first seen as {first:?}"),
+                    vec![*seq, obs.received],
+                ),
+                None => history.created_at = Some((c.clone(), obs.received)),
+            }
+        }
+        if let (Ok(c), Ok(u)) = (&created, &updated) {
+            judge(
+                "tasks.ttl.last-updated-monotonic",
+                u >= c,
+                format!("lastUpdatedAt {u} vs createdAt {c}"),
+                ev.clone(),
+            );
+        }
+        if let (Ok(u), Some(asked)) = (&updated, obs.asked) {
+            if let Some((latest, seq)) = history
+                .updates
+                .iter()
+                .filter(|(_, r)| *r < asked)
+                .max_by_key(|(t, _)| *t)
+            {
+                judge(
+                    "tasks.ttl.last-updated-monotonic",
+                    u >= latest,
+                    format!("lastUpdatedAt {u}, earlier observation had {latest}"),
+                    vec![*seq, obs.received],
+                );
+            }
+        }
+        if let Ok(u) = updated {
+            history.updates.push((u, obs.received));
+        }
+
+        if let (Some((terminal, seq)), Some(asked), Some(now)) = (history.terminal, obs.asked, status) {
+            if seq < asked {
+                judge(
+                    "tasks.lifecycle.terminal-final",
+                    now == terminal,
+                    format!(
+                        "task {id:?} was {} and is now reported {}",
+                        terminal.as_str(),
+                        now.as_str()
+                    ),
+                    vec![seq, obs.received],
+                );
+            }
+        }
+        if let Some(s) = status.filter(|s| s.is_terminal()) {
+            if history.terminal.is_none() {
+                history.terminal = Some((s, obs.received));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn task(id: &str, status: &str, updated: &str) -> Value {
+        json!({"taskId": id, "status": status, "createdAt": "2025-11-25T10:00:00Z",
+               "lastUpdatedAt": updated, "ttl": 1000})
+    }
+
+    fn obs(task: Value, source: Source, received: u64, asked: Option<u64>) -> Observation {
+        Observation { task, source, received, asked }
+    }
+
+    fn failed(findings: &[Finding]) -> Vec<&'static str> {
+        findings.iter().filter(|f| !f.held).map(|f| f.rule).collect()
+    }
+
+    #[test]
+    fn a_clean_history_holds() {
+        let mut m = Model::default();
+        let t0 = "2025-11-25T10:00:00Z";
+        assert!(failed(&m.observe(&obs(task("a", "working", t0), Source::Create, 2, Some(1)))).is_empty());
+        assert!(failed(&m.observe(&obs(task("a", "completed", "2025-11-25T10:00:01Z"), Source::Get, 4, Some(3)))).is_empty());
+        assert!(failed(&m.observe(&obs(task("a", "completed", "2025-11-25T10:00:01Z"), Source::Get, 6, Some(5)))).is_empty());
+    }
+
+    #[test]
+    fn terminal_change_is_judged_only_causally() {
+        let mut m = Model::default();
+        m.observe(&obs(task("a", "completed", "2025-11-25T10:00:01Z"), Source::Get, 5, Some(4)));
+        // answer to a request sent before the terminal status was seen: not proof
+        assert!(failed(&m.observe(&obs(task("a", "working", "2025-11-25T10:00:01Z"), Source::Get, 6, Some(3)))).is_empty());
+        let f = m.observe(&obs(task("a", "working", "2025-11-25T10:00:02Z"), Source::Get, 8, Some(7)));
+        assert_eq!(failed(&f), vec!["tasks.lifecycle.terminal-final"]);
+    }
+
+    #[test]
+    fn fields_are_judged() {
+        let mut m = Model::default();
+        let bad = json!({"taskId": 7, "status": "input_required", "createdAt": "yesterday"});
+        let f = m.observe(&obs(bad, Source::Get, 1, Some(0)));
+        let mut rules = failed(&f);
+        rules.sort();
+        assert_eq!(rules, vec!["tasks.id.string", "tasks.ttl.created-at", "tasks.ttl.get-includes-ttl", "tasks.ttl.last-updated-at"]);
+        let f = m.observe(&obs(task("b", "input_required", "2025-11-25T10:00:00Z"), Source::Create, 3, Some(2)));
+        assert_eq!(failed(&f), vec!["tasks.lifecycle.initial-working"]);
+        let f = m.observe(&obs(task("b", "working", "2025-11-25T10:00:00Z"), Source::Create, 5, Some(4)));
+        assert_eq!(failed(&f), vec!["tasks.id.unique"]);
+    }
+
+    #[test]
+    fn timestamps_must_not_go_back() {
+        let mut m = Model::default();
+        m.observe(&obs(task("a", "working", "2025-11-25T10:00:05Z"), Source::Get, 2, Some(1)));
+        let f = m.observe(&obs(task("a", "working", "2025-11-25T10:00:04Z"), Source::Get, 4, Some(3)));
+        assert_eq!(failed(&f), vec!["tasks.ttl.last-updated-monotonic"]);
+        let mut t = task("a", "working", "2025-11-25T10:00:05Z");
+        t["createdAt"] = json!("2025-11-25T09:00:00Z");
+        let f = m.observe(&obs(t, Source::Get, 6, Some(5)));
+        assert_eq!(failed(&f), vec!["tasks.ttl.created-at-constant"]);
+    }
+
+    #[test]
+    fn transitions_follow_the_spec() {
+        use TaskStatus::*;
+        assert!(Working.may_become(InputRequired) && InputRequired.may_become(Working));
+        assert!(Working.may_become(Cancelled) && !Completed.may_become(Working));
+        assert!(!Cancelled.may_become(Completed));
+    }
+}

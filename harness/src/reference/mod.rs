@@ -1,0 +1,432 @@
+//! The reference receiver: a correct 2025-11-25 Tasks receiver on stdio, built on the same
+//! model, with `--fault` switches that each break one rule.
+
+pub mod faults;
+mod store;
+mod tools;
+
+use crate::fixtures;
+use crate::model::TaskStatus;
+use crate::spec::PROTOCOL_VERSION;
+use crate::wire::{self, code, Message, Outcome};
+use faults::{Fault, Faults};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use store::{Store, TaskOutcome, TaskRecord};
+use time::format_description::well_known::Rfc3339;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+pub use store::{MAX_TTL_MS, PAGE_SIZE};
+
+/// Longest line the reference accepts from a requestor.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// Which message a Task object is rendered for (faults differ by message).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum View {
+    Create,
+    Get,
+    Other,
+}
+
+/// A running reference receiver.
+pub struct Reference {
+    faults: Faults,
+    store: Mutex<Store>,
+    out: mpsc::UnboundedSender<Value>,
+    calls: Mutex<HashMap<String, oneshot::Sender<Result<Value, String>>>>,
+    next_call: AtomicU64,
+}
+
+type Reply = Result<Value, (i64, String)>;
+
+fn invalid(message: impl Into<String>) -> (i64, String) {
+    (code::INVALID_PARAMS, message.into())
+}
+
+fn rfc3339(t: time::OffsetDateTime) -> String {
+    t.format(&Rfc3339).unwrap_or_default()
+}
+
+impl Reference {
+    fn send(&self, msg: Value) {
+        let _ = self.out.send(msg);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Renders a task as the wire Task object.
+    fn render(&self, t: &mut TaskRecord, view: View) -> Value {
+        t.reports += 1;
+        let f = &self.faults;
+        let id = if f.has(Fault::NumericTaskId) { json!(t.id.parse::<u64>().unwrap_or(0)) } else { json!(t.id) };
+        let mut status = t.status;
+        if view == View::Create && f.has(Fault::InitialInputRequired) {
+            status = TaskStatus::InputRequired;
+        }
+        if view == View::Get && t.status.is_terminal() {
+            t.terminal_gets += 1;
+            if f.has(Fault::TerminalStatusChanges) && t.terminal_gets > 1 {
+                status = TaskStatus::Working;
+            }
+        }
+        let created = if f.has(Fault::CreatedAtDrifts) {
+            rfc3339(t.created - time::Duration::seconds(t.reports as i64))
+        } else if f.has(Fault::CreatedAtNotRfc3339) {
+            format!("{}", (t.created.unix_timestamp_nanos() / 1_000_000))
+        } else {
+            rfc3339(t.created)
+        };
+        let mut task = json!({"taskId": id, "status": status.as_str(), "createdAt": created});
+        if !f.has(Fault::LastUpdatedAtMissing) {
+            let updated = if view == View::Get && f.has(Fault::LastUpdatedGoesBack) {
+                t.updated + time::Duration::milliseconds(1000 - t.reports as i64)
+            } else {
+                t.updated
+            };
+            task["lastUpdatedAt"] = json!(rfc3339(updated));
+        }
+        if !(view == View::Get && f.has(Fault::GetOmitsTtl)) {
+            task["ttl"] = json!(t.ttl_ms);
+        }
+        task["pollInterval"] = json!(store::POLL_INTERVAL_MS);
+        if let Some(m) = &t.status_message {
+            task["statusMessage"] = json!(m);
+        }
+        task
+    }
+
+    /// Moves a task and announces it with notifications/tasks/status.
+    fn set_status(&self, id: &str, status: TaskStatus, message: Option<String>) {
+        let mut store = self.lock();
+        if !store.transition(id, status, message, false) {
+            return;
+        }
+        self.announce(&mut store, id);
+    }
+
+    fn announce(&self, store: &mut Store, id: &str) {
+        let Some(t) = store.get(id) else { return };
+        let mut params = self.render(t, View::Other);
+        if self.faults.has(Fault::StatusNotificationWithRelatedTask) {
+            params["_meta"] = json!({ wire::RELATED_TASK: {"taskId": id} });
+        }
+        self.send(wire::notification("notifications/tasks/status", &params));
+    }
+
+    /// Sends a request to the requestor and waits for its answer.
+    async fn call_client(&self, method: &str, params: Value) -> Result<Value, String> {
+        let id = json!(format!("ref-{}", self.next_call.fetch_add(1, Ordering::Relaxed)));
+        let (tx, rx) = oneshot::channel();
+        self.calls.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string(), tx);
+        self.send(wire::request(&id, method, &params));
+        rx.await.map_err(|_| "the requestor went away".to_string())?
+    }
+
+    fn task_id_param(&self, params: &Value) -> Result<String, (i64, String)> {
+        if self.faults.has(Fault::TrustRequestMeta) {
+            if let Some(id) = wire::related_task_id(params) {
+                return Ok(id.to_string());
+            }
+        }
+        match params.get("taskId") {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(Value::Number(n)) if self.faults.has(Fault::NumericTaskId) => Ok(n.to_string()),
+            _ => Err(invalid("`taskId` must be a string")),
+        }
+    }
+
+    fn not_found(&self, id: &str) -> (i64, String) {
+        let code = if self.faults.has(Fault::UnknownTaskWrongCode) { code::INVALID_REQUEST } else { code::INVALID_PARAMS };
+        (code, format!("Task not found: {id:?}"))
+    }
+
+    async fn handle(self: Arc<Self>, id: Value, method: String, params: Value) {
+        let reply = match method.as_str() {
+            "initialize" => Ok(self.initialize()),
+            "ping" => Ok(json!({})),
+            "tools/list" => Ok(fixtures::tools_list()),
+            "tools/call" => self.tools_call(params).await,
+            "tasks/get" => self.tasks_get(&params),
+            "tasks/result" => self.tasks_result(&params).await,
+            "tasks/list" => self.tasks_list(&params),
+            "tasks/cancel" => self.tasks_cancel(&params).await,
+            other => Err((code::METHOD_NOT_FOUND, format!("Method not found: {other}"))),
+        };
+        self.send(match reply {
+            Ok(result) => wire::result(&id, result),
+            Err((code, message)) => wire::error(&id, code, &message),
+        });
+    }
+
+    fn initialize(&self) -> Value {
+        let mut caps = fixtures::server_capabilities();
+        if self.faults.has(Fault::NoTasksCapability) {
+            caps.as_object_mut().expect("capabilities are an object").remove("tasks");
+        }
+        json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": caps,
+            "serverInfo": {"name": "taskcheck-reference", "version": env!("CARGO_PKG_VERSION")},
+            "instructions": "taskcheck reference receiver: implements the taskcheck fixture contract.",
+        })
+    }
+
+    async fn tools_call(self: &Arc<Self>, params: Value) -> Reply {
+        let name = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let fixture = fixtures::find(&name).ok_or_else(|| invalid(format!("Unknown tool: {name:?}")))?;
+        let args = params.get("arguments").cloned().unwrap_or(json!({}));
+        let ctx = |task_id| tools::RunContext { task_id, progress_token: params.pointer("/_meta/progressToken").cloned() };
+        let support = fixture.task_support.unwrap_or("forbidden");
+        let Some(task) = params.get("task") else {
+            if support == "required" && !self.faults.has(Fault::RequiredAcceptsPlain) {
+                return Err((code::METHOD_NOT_FOUND, format!("Tool {name:?} requires task augmentation")));
+            }
+            return tools::run(self, &name, &args, &ctx(None)).await.map_err(error_pair);
+        };
+        if support == "forbidden" && !self.faults.has(Fault::ForbiddenAcceptsTask) {
+            return Err((code::METHOD_NOT_FOUND, format!("Tool {name:?} does not support task augmentation")));
+        }
+        let requested_ttl = match task.get("ttl") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v.as_u64().ok_or_else(|| invalid("`task.ttl` must be a non-negative integer"))?),
+        };
+        if !task.is_object() {
+            return Err(invalid("`task` must be an object"));
+        }
+        let (task_id, created, cancel) = {
+            let mut store = self.lock();
+            let n = store.created_count();
+            let id = if self.faults.has(Fault::NumericTaskId) {
+                (n + 1).to_string()
+            } else if self.faults.has(Fault::DuplicateTaskId) && n % 2 == 1 {
+                store.newest().cloned().unwrap_or_default()
+            } else {
+                uuid::Uuid::new_v4().to_string()
+            };
+            let record = store.create(id.clone(), requested_ttl);
+            let cancel = record.cancel.clone();
+            let created = json!({"task": self.render(record, View::Create)});
+            (id, created, cancel)
+        };
+        let worker = {
+            let server = self.clone();
+            let ctx = ctx(Some(task_id.clone()));
+            let task_id = task_id.clone();
+            async move {
+                let work = tools::run(&server, &name, &args, &ctx);
+                let outcome = if server.faults.has(Fault::CancelledTaskCompletes) {
+                    Some(work.await)
+                } else {
+                    tokio::select! {
+                        o = work => Some(o),
+                        _ = cancel.notified() => None,
+                    }
+                };
+                if let Some(outcome) = outcome {
+                    server.finish(&task_id, outcome);
+                }
+            }
+        };
+        let handle = tokio::spawn(worker);
+        if self.faults.has(Fault::CreateReturnsResult) {
+            let _ = handle.await;
+            return self.outcome_of(&task_id);
+        }
+        if self.faults.has(Fault::SlowCreate) {
+            let _ = handle.await;
+        }
+        Ok(created)
+    }
+
+    /// Records the outcome of a task's work and moves it to completed or failed.
+    fn finish(&self, id: &str, outcome: Result<Value, Value>) {
+        let mut store = self.lock();
+        let force = self.faults.has(Fault::CancelledTaskCompletes);
+        let (status, message, stored) = match outcome {
+            Ok(r) if r.get("isError") == Some(&Value::Bool(true)) => (TaskStatus::Failed, Some("the tool reported an error (isError: true)".to_string()), TaskOutcome::Result(r)),
+            Ok(r) => (TaskStatus::Completed, None, TaskOutcome::Result(r)),
+            Err(e) => (TaskStatus::Failed, Some(format!("the request failed: {}", e.get("message").and_then(Value::as_str).unwrap_or("error"))), TaskOutcome::Error(e)),
+        };
+        if let Some(t) = store.get(id) {
+            if t.status.is_terminal() && !force {
+                return;
+            }
+            t.outcome = Some(stored);
+        }
+        if store.transition(id, status, message, force) {
+            self.announce(&mut store, id);
+        }
+    }
+
+    /// The final outcome of a terminal task as a tasks/result answer.
+    fn outcome_of(&self, id: &str) -> Reply {
+        let mut store = self.lock();
+        let t = store.get(id).ok_or_else(|| self.not_found(id))?;
+        let meta = json!({ wire::RELATED_TASK: {"taskId": id} });
+        let with_meta = |mut v: Value| {
+            if !self.faults.has(Fault::ResultWithoutRelatedTask) {
+                if let Some(o) = v.as_object_mut() {
+                    let m = o.entry("_meta").or_insert(json!({}));
+                    if let (Some(m), Some(add)) = (m.as_object_mut(), meta.as_object()) {
+                        m.extend(add.clone());
+                    }
+                }
+            }
+            v
+        };
+        match t.outcome.clone() {
+            Some(TaskOutcome::Result(r)) => Ok(with_meta(r)),
+            Some(TaskOutcome::Error(e)) if self.faults.has(Fault::ResultErrorAsSuccess) => {
+                let text = e.get("message").cloned().unwrap_or(json!("error"));
+                Ok(with_meta(json!({"content": [{"type": "text", "text": text}], "isError": true})))
+            }
+            Some(TaskOutcome::Error(e)) => Err(error_pair(e)),
+            None => Err((code::INTERNAL_ERROR, format!("Task {id:?} was cancelled before it produced a result"))),
+        }
+    }
+
+    fn tasks_get(&self, params: &Value) -> Reply {
+        let id = self.task_id_param(params)?;
+        let mut store = self.lock();
+        let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;
+        let mut task = self.render(t, View::Get);
+        if self.faults.has(Fault::GetWithRelatedTask) {
+            task["_meta"] = json!({ wire::RELATED_TASK: {"taskId": id} });
+        }
+        Ok(task)
+    }
+
+    async fn tasks_result(&self, params: &Value) -> Reply {
+        let id = self.task_id_param(params)?;
+        let mut done = {
+            let mut store = self.lock();
+            let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;
+            if t.status.is_terminal() && self.faults.has(Fault::ResultReturnsTask) {
+                let mut task = self.render(t, View::Other);
+                task["_meta"] = json!({ wire::RELATED_TASK: {"taskId": id} });
+                return Ok(task);
+            }
+            if !t.status.is_terminal() && self.faults.has(Fault::ResultNotBlocking) {
+                return Err(invalid(format!("Task {id:?} has not finished")));
+            }
+            t.done.subscribe()
+        };
+        let _ = done.wait_for(|d| *d).await;
+        self.outcome_of(&id)
+    }
+
+    fn tasks_list(&self, params: &Value) -> Reply {
+        let cursor = match params.get("cursor") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(c)) => Some(c.as_str()),
+            Some(_) => return Err(invalid("`cursor` must be a string")),
+        };
+        let mut store = self.lock();
+        let (ids, next) = match store.page(cursor) {
+            Some(page) => page,
+            None if self.faults.has(Fault::BadCursorAccepted) => store.page(None).expect("the first page always exists"),
+            None => return Err(invalid(format!("Invalid cursor: {:?}", cursor.unwrap_or_default()))),
+        };
+        let hidden = self.faults.has(Fault::ListHidesTask).then(|| store.newest().cloned()).flatten();
+        let mut tasks = Vec::new();
+        for id in ids.iter().filter(|id| Some(*id) != hidden.as_ref()) {
+            if let Some(t) = store.get(id) {
+                tasks.push(self.render(t, View::Other));
+            }
+        }
+        let mut result = json!({"tasks": tasks});
+        if let Some(n) = next {
+            result["nextCursor"] = json!(n);
+        }
+        Ok(result)
+    }
+
+    async fn tasks_cancel(self: &Arc<Self>, params: &Value) -> Reply {
+        let id = self.task_id_param(params)?;
+        let mut store = self.lock();
+        let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;
+        if t.status.is_terminal() {
+            if self.faults.has(Fault::CancelTerminalOk) {
+                return Ok(self.render(t, View::Other));
+            }
+            return Err(invalid(format!("Cannot cancel task {id:?}: already in terminal status {:?}", t.status.as_str())));
+        }
+        if self.faults.has(Fault::CancelReportsWorking) {
+            let answer = self.render(t, View::Other);
+            let server = self.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                server.cancel_now(&id);
+            });
+            return Ok(answer);
+        }
+        drop(store);
+        self.cancel_now(&id);
+        let mut store = self.lock();
+        let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;
+        Ok(self.render(t, View::Other))
+    }
+
+    fn cancel_now(&self, id: &str) {
+        let cancel = self.lock().get(id).map(|t| t.cancel.clone());
+        self.set_status(id, TaskStatus::Cancelled, Some("The task was cancelled by request.".into()));
+        if let Some(c) = cancel {
+            c.notify_one();
+        }
+    }
+
+    fn answer_call(&self, id: &Value, outcome: Outcome) {
+        let waiter = self.calls.lock().unwrap_or_else(|p| p.into_inner()).remove(&id.to_string());
+        if let Some(tx) = waiter {
+            let _ = tx.send(match outcome {
+                Outcome::Result(r) => Ok(r),
+                Outcome::Error(e) => Err(e.to_string()),
+            });
+        }
+    }
+}
+
+fn error_pair(e: Value) -> (i64, String) {
+    let code = e.get("code").and_then(Value::as_i64).unwrap_or(code::INTERNAL_ERROR);
+    (code, e.get("message").and_then(Value::as_str).unwrap_or("error").to_string())
+}
+
+/// Serves the reference receiver on stdin/stdout until stdin closes.
+pub async fn serve_stdio(faults: Faults) -> std::io::Result<()> {
+    let (out, mut rx) = mpsc::unbounded_channel::<Value>();
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(msg) = rx.recv().await {
+            let mut line = msg.to_string();
+            line.push('\n');
+            if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                return;
+            }
+        }
+    });
+    let server = Arc::new(Reference { faults, store: Mutex::default(), out, calls: Mutex::default(), next_call: AtomicU64::new(0) });
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match wire::decode(line.as_bytes(), MAX_LINE) {
+            Ok((_, Message::Request { id, method, params })) => {
+                tokio::spawn(server.clone().handle(id, method, params));
+            }
+            Ok((_, Message::Response { id, outcome })) => server.answer_call(&id, outcome),
+            Ok((_, Message::Notification { .. })) => {}
+            Err(e) => server.send(wire::error(&Value::Null, code::PARSE_ERROR, &e.to_string())),
+        }
+    }
+    drop(server);
+    let _ = tokio::time::timeout(Duration::from_secs(1), writer).await;
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! The reference receiver's task store: records, ttl expiry, and list pagination.
+
+use crate::model::TaskStatus;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use time::OffsetDateTime;
+use tokio::sync::{watch, Notify};
+
+/// Longest ttl granted, in ms (documented: 1 hour); requests above are capped.
+pub const MAX_TTL_MS: u64 = 3_600_000;
+/// ttl granted when none is requested, in ms.
+pub const DEFAULT_TTL_MS: u64 = 300_000;
+/// Suggested pollInterval, in ms.
+pub const POLL_INTERVAL_MS: u64 = 50;
+/// Tasks per tasks/list page (small, so pagination is exercised).
+pub const PAGE_SIZE: usize = 5;
+
+/// How a task's underlying request ended.
+#[derive(Debug, Clone)]
+pub enum TaskOutcome {
+    Result(Value),
+    Error(Value),
+}
+
+/// One task.
+pub struct TaskRecord {
+    pub id: String,
+    pub status: TaskStatus,
+    pub status_message: Option<String>,
+    pub created: OffsetDateTime,
+    pub updated: OffsetDateTime,
+    pub ttl_ms: u64,
+    pub outcome: Option<TaskOutcome>,
+    /// Becomes true when the task is terminal.
+    pub done: watch::Sender<bool>,
+    /// Signalled when the task is cancelled, to stop its work.
+    pub cancel: Arc<Notify>,
+    /// How many times the task has been reported (drives some faults).
+    pub reports: u32,
+    /// tasks/get calls answered while terminal (drives a fault).
+    pub terminal_gets: u32,
+}
+
+impl TaskRecord {
+    fn expired(&self, now: OffsetDateTime) -> bool {
+        now - self.created > time::Duration::milliseconds(self.ttl_ms as i64)
+    }
+}
+
+/// Every task, in creation order.
+#[derive(Default)]
+pub struct Store {
+    tasks: HashMap<String, TaskRecord>,
+    order: Vec<String>,
+    cursors: HashMap<String, usize>,
+    created: u64,
+}
+
+impl Store {
+    /// Creates a task in `working` with a granted ttl; returns its record.
+    pub fn create(&mut self, id: String, requested_ttl: Option<u64>) -> &mut TaskRecord {
+        let now = OffsetDateTime::now_utc();
+        self.created += 1;
+        let ttl_ms = requested_ttl.unwrap_or(DEFAULT_TTL_MS).min(MAX_TTL_MS);
+        self.order.retain(|o| o != &id);
+        self.order.push(id.clone());
+        let record = TaskRecord {
+            id: id.clone(),
+            status: TaskStatus::Working,
+            status_message: None,
+            created: now,
+            updated: now,
+            ttl_ms,
+            outcome: None,
+            done: watch::channel(false).0,
+            cancel: Arc::new(Notify::new()),
+            reports: 0,
+            terminal_gets: 0,
+        };
+        self.tasks.insert(id.clone(), record);
+        self.tasks.get_mut(&id).expect("just inserted")
+    }
+
+    /// How many tasks were ever created.
+    pub fn created_count(&self) -> u64 {
+        self.created
+    }
+
+    /// The id of the newest task, if any.
+    pub fn newest(&self) -> Option<&String> {
+        self.order.last()
+    }
+
+    /// A live task; expired tasks are deleted on the way.
+    pub fn get(&mut self, id: &str) -> Option<&mut TaskRecord> {
+        let now = OffsetDateTime::now_utc();
+        if self.tasks.get(id).is_some_and(|t| t.expired(now)) {
+            self.tasks.remove(id);
+            self.order.retain(|o| o != id);
+        }
+        self.tasks.get_mut(id)
+    }
+
+    /// Moves a task to a new status, unless it is already terminal; returns whether it moved.
+    pub fn transition(&mut self, id: &str, status: TaskStatus, message: Option<String>, force: bool) -> bool {
+        let Some(t) = self.tasks.get_mut(id) else { return false };
+        if !force && !(t.status == status || t.status.may_become(status)) {
+            return false;
+        }
+        t.status = status;
+        t.status_message = message;
+        t.updated = OffsetDateTime::now_utc();
+        if status.is_terminal() {
+            t.done.send_replace(true);
+        }
+        true
+    }
+
+    /// One page of task ids from a cursor; None for an unknown cursor.
+    pub fn page(&mut self, cursor: Option<&str>) -> Option<(Vec<String>, Option<String>)> {
+        let start = match cursor {
+            None => 0,
+            Some(c) => *self.cursors.get(c)?,
+        };
+        let now = OffsetDateTime::now_utc();
+        let live: Vec<String> = self.order.iter().filter(|id| self.tasks.get(*id).is_some_and(|t| !t.expired(now))).cloned().collect();
+        let page: Vec<String> = live.iter().skip(start).take(PAGE_SIZE).cloned().collect();
+        let next = (start + PAGE_SIZE < live.len()).then(|| {
+            let token = uuid::Uuid::new_v4().simple().to_string();
+            self.cursors.insert(token.clone(), start + PAGE_SIZE);
+            token
+        });
+        Some((page, next))
+    }
+}

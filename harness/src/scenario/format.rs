@@ -1,0 +1,309 @@
+//! Scenario file types. Parsing validates them, so the runner can trust their shape.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Stable slug, unique in the library.
+    pub id: String,
+    pub title: String,
+    /// Catalogue rule ids this scenario judges.
+    pub rules: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Requires::is_empty")]
+    pub requires: Requires,
+    /// Client capabilities sent in initialize (default: `{elicitation: {}}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_capabilities: Option<Value>,
+    /// Deadline of the whole scenario in ms (default: the run's --scenario-timeout-ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    pub steps: Vec<Step>,
+}
+
+/// Prerequisites; a missing one makes the scenario not-applicable (capability) or untestable (tool).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Requires {
+    /// Dotted paths that must exist in the server capabilities, e.g. `tasks.requests.tools.call`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<String>,
+    /// Dotted paths that must be absent from the server capabilities.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absent_capabilities: Vec<String>,
+    /// Fixture tools that must be listed by tools/list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+}
+
+impl Requires {
+    fn is_empty(&self) -> bool {
+        self.capabilities.is_empty() && self.absent_capabilities.is_empty() && self.tools.is_empty()
+    }
+}
+
+/// One step: exactly one of `send`, `notify`, `poll`, `wait`, `answer`, `walk_list`,
+/// `parallel`, `steps`, with the fields that kind takes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, try_from = "RawStep", into = "RawStep")]
+pub struct Step {
+    pub kind: StepKind,
+    /// Rule judged by `expect` (or by the poll reaching `until`); without one, a failure is a
+    /// failed prerequisite and the scenario's remaining rules become untestable.
+    pub rule: Option<String>,
+    pub expect: Option<Expect>,
+    /// Further independent judgements of the same answer.
+    pub checks: Vec<Check>,
+    /// Timeout of this step in ms (default: the run's --timeout-ms).
+    pub timeout_ms: Option<u64>,
+}
+
+/// What a step does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepKind {
+    /// Send a request. `repeat` sends it that many times, captures collecting into arrays.
+    Send { method: String, params: Value, repeat: Option<u32>, within: Option<Within>, save: Option<String> },
+    Notify { method: String, params: Value },
+    /// Poll a task with tasks/get until its status is one of `until`.
+    Poll { task: String, until: Vec<String>, capture: Option<String> },
+    Wait { ms: u64 },
+    /// Wait for a receiver request of this method, judge it with `expect`, answer with `reply`.
+    Answer { method: String, reply: Value },
+    /// Walk tasks/list through every cursor; the answer judged is `{tasks: [...]}` of all pages.
+    WalkList { contains: Option<String> },
+    Parallel(Vec<Step>),
+    Sequence(Vec<Step>),
+}
+
+/// A timing judgement on a response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Within {
+    pub ms: u64,
+    pub rule: String,
+}
+
+/// A judgement of an answer under a rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    pub rule: String,
+    pub expect: Expect,
+}
+
+/// What an answer must look like: a result pattern, an error pattern, or any of several.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum Expect {
+    Result(Value),
+    Error(Value),
+    /// For `answer` steps: a pattern over the receiver request's params.
+    Params(Value),
+    AnyOf(Vec<Expect>),
+}
+
+/// The flat YAML shape of a step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawStep {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walk_list: Option<WalkList>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<Vec<Step>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<Step>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<Within>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub save: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<Check>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// Options of a `walk_list` step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WalkList {
+    /// `${var}` holding task ids (a string or an array) that must all appear in the walk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<String>,
+}
+
+const STATUSES: [&str; 5] = ["working", "input_required", "completed", "failed", "cancelled"];
+
+impl TryFrom<RawStep> for Step {
+    type Error = String;
+
+    fn try_from(raw: RawStep) -> Result<Step, String> {
+        let kinds: Vec<&str> = [
+            ("send", raw.send.is_some()),
+            ("notify", raw.notify.is_some()),
+            ("poll", raw.poll.is_some()),
+            ("wait", raw.wait.is_some()),
+            ("answer", raw.answer.is_some()),
+            ("walk_list", raw.walk_list.is_some()),
+            ("parallel", raw.parallel.is_some()),
+            ("steps", raw.steps.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(k, set)| set.then_some(k))
+        .collect();
+        let kind_name = match kinds.as_slice() {
+            [one] => *one,
+            [] => return Err("a step needs one of send, notify, poll, wait, answer, walk_list, parallel, steps".into()),
+            many => return Err(format!("a step takes exactly one kind, found {}", many.join(", "))),
+        };
+        let allowed: &[&str] = match kind_name {
+            "send" => &["params", "repeat", "within", "save", "rule", "expect", "checks", "timeout_ms"],
+            "notify" => &["params"],
+            "poll" => &["until", "capture", "rule", "timeout_ms"],
+            "wait" => &[],
+            "answer" => &["reply", "rule", "expect", "checks", "timeout_ms"],
+            "walk_list" => &["rule", "expect", "checks", "timeout_ms"],
+            _ => &[],
+        };
+        let present = [
+            ("params", raw.params.is_some()),
+            ("repeat", raw.repeat.is_some()),
+            ("within", raw.within.is_some()),
+            ("save", raw.save.is_some()),
+            ("until", raw.until.is_some()),
+            ("capture", raw.capture.is_some()),
+            ("reply", raw.reply.is_some()),
+            ("rule", raw.rule.is_some()),
+            ("expect", raw.expect.is_some()),
+            ("checks", !raw.checks.is_empty()),
+            ("timeout_ms", raw.timeout_ms.is_some()),
+        ];
+        if let Some((field, _)) = present.iter().find(|(f, set)| *set && !allowed.contains(f)) {
+            return Err(format!("`{field}` does not apply to a `{kind_name}` step"));
+        }
+        if let Some(e) = &raw.expect {
+            validate_expect(e)?;
+        }
+        for c in &raw.checks {
+            validate_expect(&c.expect)?;
+        }
+        let params = raw.params.unwrap_or(Value::Null);
+        let kind = match kind_name {
+            "send" => StepKind::Send {
+                method: raw.send.unwrap_or_default(),
+                params,
+                repeat: raw.repeat,
+                within: raw.within,
+                save: raw.save,
+            },
+            "notify" => StepKind::Notify { method: raw.notify.unwrap_or_default(), params },
+            "poll" => {
+                let until = raw.until.ok_or("a poll step needs `until`: the statuses to wait for")?;
+                if let Some(bad) = until.iter().find(|s| !STATUSES.contains(&s.as_str())) {
+                    return Err(format!("unknown status {bad:?} in `until` (one of {})", STATUSES.join(", ")));
+                }
+                StepKind::Poll { task: raw.poll.unwrap_or_default(), until, capture: raw.capture }
+            }
+            "wait" => StepKind::Wait { ms: raw.wait.unwrap_or_default() },
+            "answer" => StepKind::Answer {
+                method: raw.answer.unwrap_or_default(),
+                reply: raw.reply.ok_or("an answer step needs `reply`: the result to send")?,
+            },
+            "walk_list" => StepKind::WalkList { contains: raw.walk_list.and_then(|w| w.contains) },
+            "parallel" => StepKind::Parallel(raw.parallel.unwrap_or_default()),
+            _ => StepKind::Sequence(raw.steps.unwrap_or_default()),
+        };
+        Ok(Step { kind, rule: raw.rule, expect: raw.expect, checks: raw.checks, timeout_ms: raw.timeout_ms })
+    }
+}
+
+impl From<Step> for RawStep {
+    fn from(step: Step) -> RawStep {
+        let params = |p: Value| (!p.is_null()).then_some(p);
+        let mut raw = RawStep { rule: step.rule, expect: step.expect, checks: step.checks, timeout_ms: step.timeout_ms, ..RawStep::default() };
+        match step.kind {
+            StepKind::Send { method, params: p, repeat, within, save } => {
+                raw.send = Some(method);
+                raw.params = params(p);
+                raw.repeat = repeat;
+                raw.within = within;
+                raw.save = save;
+            }
+            StepKind::Notify { method, params: p } => {
+                raw.notify = Some(method);
+                raw.params = params(p);
+            }
+            StepKind::Poll { task, until, capture } => {
+                raw.poll = Some(task);
+                raw.until = Some(until);
+                raw.capture = capture;
+            }
+            StepKind::Wait { ms } => raw.wait = Some(ms),
+            StepKind::Answer { method, reply } => {
+                raw.answer = Some(method);
+                raw.reply = Some(reply);
+            }
+            StepKind::WalkList { contains } => raw.walk_list = Some(WalkList { contains }),
+            StepKind::Parallel(steps) => raw.parallel = Some(steps),
+            StepKind::Sequence(steps) => raw.steps = Some(steps),
+        }
+        raw
+    }
+}
+
+fn validate_expect(e: &Expect) -> Result<(), String> {
+    match e {
+        Expect::Result(p) | Expect::Error(p) | Expect::Params(p) => crate::matcher::validate(p),
+        Expect::AnyOf(list) if list.is_empty() => Err("`any_of` needs at least one expectation".into()),
+        Expect::AnyOf(list) => list.iter().try_for_each(validate_expect),
+    }
+}
+
+impl Scenario {
+    /// Every rule a step or check of this scenario judges.
+    pub fn judged_rules(&self) -> Vec<String> {
+        fn walk(steps: &[Step], out: &mut Vec<String>) {
+            for s in steps {
+                out.extend(s.rule.clone());
+                out.extend(s.checks.iter().map(|c| c.rule.clone()));
+                if let StepKind::Send { within: Some(w), .. } = &s.kind {
+                    out.push(w.rule.clone());
+                }
+                if let StepKind::Parallel(inner) | StepKind::Sequence(inner) = &s.kind {
+                    walk(inner, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.steps, &mut out);
+        out
+    }
+}

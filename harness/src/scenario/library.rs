@@ -1,0 +1,130 @@
+//! Loading scenarios: the embedded library, user directories, and parse errors with positions.
+
+use super::Scenario;
+use crate::spec;
+use include_dir::{include_dir, Dir};
+use std::path::Path;
+
+static BUILTIN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../scenarios");
+
+/// A scenario file that cannot be used: file, position and cause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: String,
+    pub line: u64,
+    pub column: u64,
+    pub cause: String,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.cause)
+    }
+}
+
+/// Parses and validates one scenario file's text.
+pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    let err = |line, column, cause: String| ScenarioError { file: file.to_string(), line, column, cause };
+    let scenario: Scenario = serde_saphyr::from_str(text).map_err(|e| {
+        let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+        err(line, column, first_line(&e.to_string()))
+    })?;
+    let locate = |needle: &str| -> (u64, u64) {
+        text.lines()
+            .enumerate()
+            .find_map(|(i, l)| l.find(needle).map(|c| (i as u64 + 1, c as u64 + 1)))
+            .unwrap_or((1, 1))
+    };
+    if scenario.id.is_empty() || !scenario.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+        let (l, c) = locate("id:");
+        return Err(err(l, c, format!("scenario id {:?} must be a non-empty slug of letters, digits and '-'", scenario.id)));
+    }
+    for rule in &scenario.rules {
+        if spec::rule(rule).is_none() {
+            let (l, c) = locate(rule);
+            return Err(err(l, c, format!("unknown rule id {rule:?} (see `taskcheck list`)")));
+        }
+    }
+    for rule in scenario.judged_rules() {
+        if !scenario.rules.contains(&rule) {
+            let (l, c) = locate(&rule);
+            return Err(err(l, c, format!("rule {rule:?} is judged by a step but not listed in `rules`")));
+        }
+    }
+    if scenario.steps.is_empty() {
+        let (l, c) = locate("steps");
+        return Err(err(l, c, "a scenario needs at least one step".into()));
+    }
+    Ok(scenario)
+}
+
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or(message).trim().to_string()
+}
+
+/// The scenarios built into the binary, in id order.
+pub fn builtin() -> Vec<Scenario> {
+    let mut out: Vec<Scenario> = BUILTIN
+        .files()
+        .filter(|f| f.path().extension().is_some_and(|e| e == "yaml"))
+        .map(|f| {
+            let name = format!("scenarios/{}", f.path().display());
+            parse(f.contents_utf8().unwrap_or_default(), &name)
+                .unwrap_or_else(|e| panic!("built-in scenario is broken: {e}"))
+        })
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
+/// Loads every `*.yaml` file of a directory; the first broken file is the error.
+pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>, ScenarioError> {
+    let unreadable = |cause: String| ScenarioError { file: dir.display().to_string(), line: 0, column: 0, cause };
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| unreadable(format!("cannot read the scenario directory: {e}")))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| {
+            let name = p.display().to_string();
+            let text = std::fs::read_to_string(p).map_err(|e| ScenarioError { file: name.clone(), line: 0, column: 0, cause: format!("cannot read: {e}") })?;
+            parse(&text, &name)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_scenarios_parse_and_round_trip() {
+        let all = builtin();
+        assert!(all.len() >= 10);
+        for s in &all {
+            let printed = serde_saphyr::to_string(s).unwrap();
+            assert_eq!(&parse(&printed, "printed").unwrap(), s, "{}", s.id);
+        }
+    }
+
+    #[test]
+    fn errors_name_file_line_column_and_cause() {
+        let text = "id: x\ntitle: t\nrules: []\nsteps:\n  - send: ping\n    wait: 3\n";
+        let e = parse(text, "bad.yaml").unwrap_err();
+        assert_eq!(e.file, "bad.yaml");
+        assert!(e.cause.contains("exactly one kind"), "{e}");
+        assert!(e.line >= 5, "{e}");
+
+        let e = parse("id: x\ntitle: [\n", "b.yaml").unwrap_err();
+        assert!(e.line >= 2, "{e}");
+
+        let e = parse("id: x\ntitle: t\nrules: [tasks.nope]\nsteps: [{wait: 1}]\n", "c.yaml").unwrap_err();
+        assert_eq!((e.line, e.cause.contains("unknown rule id")), (3, true), "{e}");
+
+        let e = parse("id: x\ntitle: t\nrules: []\nbogus: 1\nsteps: [{wait: 1}]\n", "d.yaml").unwrap_err();
+        assert_eq!(e.line, 4, "{e}");
+    }
+}

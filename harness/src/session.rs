@@ -1,0 +1,309 @@
+//! A session with one receiver: handshake, id correlation, server-to-client requests,
+//! notifications, and the trace of everything exchanged.
+
+use crate::spec::PROTOCOL_VERSION;
+use crate::trace::{Direction, Trace};
+use crate::transport::{Connection, Incoming};
+use crate::wire::{self, Message, Outcome};
+use serde_json::{json, Value};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot, watch, Notify};
+
+/// A response to one of taskcheck's requests.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// Trace sequence number of the request.
+    pub asked: u64,
+    /// Trace sequence number of the response.
+    pub seq: u64,
+    pub outcome: Outcome,
+    pub elapsed: Duration,
+}
+
+/// A request the receiver sent to taskcheck.
+#[derive(Debug, Clone)]
+pub struct ServerRequest {
+    pub id: Value,
+    pub method: String,
+    pub params: Value,
+    pub seq: u64,
+}
+
+/// Why a request got no reply.
+#[derive(Debug, Clone)]
+pub enum RequestError {
+    /// No response within the timeout.
+    Timeout { method: String, after: Duration },
+    /// The connection ended (receiver exited, wrote garbage, closed stdout).
+    Closed(String),
+}
+
+impl std::fmt::Display for RequestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RequestError::Timeout { method, after } => {
+                write!(f, "no response to {method} within {} ms", after.as_millis())
+            }
+            RequestError::Closed(why) => write!(f, "connection lost: {why}"),
+        }
+    }
+}
+
+type Pending = Arc<Mutex<HashMap<String, (u64, oneshot::Sender<(u64, Outcome)>)>>>;
+
+/// What the receiver declared in its initialize result.
+#[derive(Debug, Clone, Default)]
+pub struct ServerInfo {
+    pub capabilities: Value,
+    pub server_info: Value,
+    pub protocol_version: String,
+}
+
+/// One live session.
+pub struct Session {
+    outgoing: mpsc::Sender<Value>,
+    pub trace: Trace,
+    pending: Pending,
+    requests: Arc<(Mutex<VecDeque<ServerRequest>>, Notify)>,
+    closed: watch::Receiver<Option<String>>,
+    next_id: AtomicI64,
+    /// Default per-request timeout.
+    pub timeout: Duration,
+    _guard: Box<dyn Send + Sync>,
+}
+
+fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+impl Session {
+    /// Starts routing a connection's messages.
+    pub fn start(conn: Connection, timeout: Duration) -> Session {
+        let trace = Trace::new(conn.transport);
+        let pending: Pending = Arc::default();
+        let requests = Arc::new((Mutex::new(VecDeque::new()), Notify::new()));
+        let (closed_tx, closed) = watch::channel(None);
+        tokio::spawn(route(
+            conn.incoming,
+            conn.outgoing.clone(),
+            trace.clone(),
+            pending.clone(),
+            requests.clone(),
+            closed_tx,
+        ));
+        Session {
+            outgoing: conn.outgoing,
+            trace,
+            pending,
+            requests,
+            closed,
+            next_id: AtomicI64::new(0),
+            timeout,
+            _guard: conn.guard,
+        }
+    }
+
+    /// Why the connection ended, if it did.
+    pub fn closed_reason(&self) -> Option<String> {
+        self.closed.borrow().clone()
+    }
+
+    async fn send(&self, msg: Value) -> Result<u64, RequestError> {
+        if let Some(why) = self.closed_reason() {
+            return Err(RequestError::Closed(why));
+        }
+        let seq = self.trace.record(Direction::Out, Some(msg.clone()), None);
+        self.outgoing
+            .send(msg)
+            .await
+            .map_err(|_| RequestError::Closed("the transport stopped".into()))?;
+        Ok(seq)
+    }
+
+    /// Sends a request and waits for its response, at most `timeout`.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Reply, RequestError> {
+        let id = json!(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        let msg = wire::request(&id, method, &params);
+        let start = Instant::now();
+        // register before sending so a fast answer is never missed
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id_key(&id), (u64::MAX, tx));
+        let asked = match self.send(msg).await {
+            Ok(seq) => seq,
+            Err(e) => {
+                self.forget(&id);
+                return Err(e);
+            }
+        };
+        if let Some(entry) = self.pending.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&id_key(&id)) {
+            entry.0 = asked;
+        }
+        let mut closed = self.closed.clone();
+        let outcome = tokio::select! {
+            r = rx => r.ok(),
+            _ = tokio::time::sleep(timeout) => None,
+            _ = closed.wait_for(Option::is_some) => None,
+        };
+        match outcome {
+            Some((seq, outcome)) => Ok(Reply {
+                asked,
+                seq,
+                outcome,
+                elapsed: start.elapsed(),
+            }),
+            None => {
+                self.forget(&id);
+                Err(match self.closed_reason() {
+                    Some(why) => RequestError::Closed(why),
+                    None => RequestError::Timeout {
+                        method: method.to_string(),
+                        after: timeout,
+                    },
+                })
+            }
+        }
+    }
+
+    fn forget(&self, id: &Value) {
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id_key(id));
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), RequestError> {
+        self.send(wire::notification(method, &params)).await.map(|_| ())
+    }
+
+    /// Answers a request the receiver sent.
+    pub async fn respond(&self, id: &Value, result: Value) -> Result<(), RequestError> {
+        self.send(wire::result(id, result)).await.map(|_| ())
+    }
+
+    /// Waits for the next receiver request with this method, at most `timeout`.
+    pub async fn next_request(&self, method: &str, timeout: Duration) -> Result<ServerRequest, RequestError> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let (queue, notify) = &*self.requests;
+        loop {
+            let notified = notify.notified();
+            {
+                let mut q = queue.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(i) = q.iter().position(|r| r.method == method) {
+                    return Ok(q.remove(i).expect("index is in range"));
+                }
+            }
+            if let Some(why) = self.closed_reason() {
+                return Err(RequestError::Closed(why));
+            }
+            let mut closed = self.closed.clone();
+            tokio::select! {
+                _ = notified => {}
+                _ = closed.wait_for(Option::is_some) => {}
+                _ = tokio::time::sleep_until(deadline) => {
+                    return Err(RequestError::Timeout { method: method.to_string(), after: timeout });
+                }
+            }
+        }
+    }
+
+    /// The MCP handshake: initialize, then notifications/initialized.
+    pub async fn initialize(&self, client_capabilities: Value) -> Result<ServerInfo, String> {
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": client_capabilities,
+            "clientInfo": {"name": "taskcheck", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let reply = self
+            .request("initialize", params, self.timeout)
+            .await
+            .map_err(|e| format!("initialize failed: {e}"))?;
+        let result = match reply.outcome {
+            Outcome::Result(r) => r,
+            Outcome::Error(e) => return Err(format!("initialize was rejected: {e}")),
+        };
+        let info = ServerInfo {
+            capabilities: result.get("capabilities").cloned().unwrap_or(json!({})),
+            server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
+            protocol_version: result
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        };
+        self.notify("notifications/initialized", Value::Null)
+            .await
+            .map_err(|e| format!("initialize failed: {e}"))?;
+        Ok(info)
+    }
+}
+
+/// Routes everything the receiver sends: responses to waiters, requests to the queue.
+async fn route(
+    mut incoming: mpsc::Receiver<Incoming>,
+    outgoing: mpsc::Sender<Value>,
+    trace: Trace,
+    pending: Pending,
+    requests: Arc<(Mutex<VecDeque<ServerRequest>>, Notify)>,
+    closed: watch::Sender<Option<String>>,
+) {
+    let close = |why: String| {
+        closed.send_if_modified(|c| {
+            if c.is_none() {
+                *c = Some(why);
+                true
+            } else {
+                false
+            }
+        });
+    };
+    while let Some(event) = incoming.recv().await {
+        match event {
+            Incoming::Message(value, msg) => {
+                let seq = trace.record(Direction::In, Some(value), None);
+                match msg {
+                    Message::Response { id, outcome } => {
+                        let waiter = pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&id_key(&id));
+                        if let Some((_, tx)) = waiter {
+                            let _ = tx.send((seq, outcome));
+                        }
+                    }
+                    Message::Request { id, method, .. } if method == "ping" => {
+                        let answer = wire::result(&id, json!({}));
+                        trace.record(Direction::Out, Some(answer.clone()), None);
+                        let _ = outgoing.send(answer).await;
+                    }
+                    Message::Request { id, method, params } => {
+                        let (queue, notify) = &*requests;
+                        queue
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push_back(ServerRequest { id, method, params, seq });
+                        notify.notify_waiters();
+                    }
+                    Message::Notification { .. } => {}
+                }
+            }
+            Incoming::Invalid { raw, error } => {
+                let seq = trace.record(Direction::In, None, Some(&raw));
+                close(format!("the receiver sent invalid output (trace #{seq}): {error}: {raw:?}"));
+            }
+            Incoming::Log(line) => {
+                trace.record(Direction::Stderr, None, Some(&line));
+            }
+            Incoming::Closed(why) => close(why),
+        }
+    }
+    close("the transport stopped".into());
+}

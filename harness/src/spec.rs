@@ -1,0 +1,141 @@
+//! The rule catalogue: every normative statement of the 2025-11-25 Tasks utility.
+
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// Where every catalogue `section` anchor points.
+pub const SPEC_BASE: &str =
+    "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks";
+
+/// The protocol revision taskcheck speaks and judges.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+const CATALOGUE_YAML: &str = include_str!("../catalogue/rules.yaml");
+
+/// RFC 2119 level of a statement; decides the severity of a failed check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Level {
+    #[serde(rename = "MUST")]
+    Must,
+    #[serde(rename = "MUST NOT")]
+    MustNot,
+    #[serde(rename = "SHOULD")]
+    Should,
+    #[serde(rename = "SHOULD NOT")]
+    ShouldNot,
+    #[serde(rename = "MAY")]
+    May,
+}
+
+impl Level {
+    /// MUST and MUST NOT: a violation makes the receiver non-conformant.
+    pub fn is_mandatory(self) -> bool {
+        matches!(self, Level::Must | Level::MustNot)
+    }
+
+    /// The spelling used in the spec.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "MUST",
+            Level::MustNot => "MUST NOT",
+            Level::Should => "SHOULD",
+            Level::ShouldNot => "SHOULD NOT",
+            Level::May => "MAY",
+        }
+    }
+}
+
+/// Which party a statement binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Actor {
+    Receiver,
+    Requestor,
+}
+
+/// How taskcheck treats a rule (see the header of `catalogue/rules.yaml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Checked,
+    Info,
+    Requestor,
+    Untestable,
+    Pending,
+}
+
+/// One catalogue entry.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    pub id: String,
+    pub level: Level,
+    pub actor: Actor,
+    pub section: String,
+    pub status: Status,
+    pub summary: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+impl Rule {
+    /// The spec link of the rule's section.
+    pub fn link(&self) -> String {
+        format!("{SPEC_BASE}#{}", self.section)
+    }
+}
+
+/// The embedded catalogue, parsed once.
+pub fn catalogue() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        serde_saphyr::from_str(CATALOGUE_YAML).expect("embedded catalogue is valid YAML")
+    })
+}
+
+/// Looks a rule up by id.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    catalogue().iter().find(|r| r.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn ids_are_unique_and_dotted() {
+        let mut seen = HashSet::new();
+        for r in catalogue() {
+            assert!(seen.insert(r.id.clone()), "duplicate rule id {}", r.id);
+            assert!(r.id.starts_with("tasks."), "{}", r.id);
+            assert!(!r.summary.is_empty());
+        }
+        assert!(catalogue().len() > 50);
+    }
+
+    #[test]
+    fn non_checked_rules_say_why() {
+        for r in catalogue() {
+            let needs_reason = matches!(
+                r.status,
+                Status::Untestable | Status::Pending | Status::Requestor
+            );
+            assert_eq!(needs_reason, r.reason.is_some(), "reason of {}", r.id);
+        }
+    }
+
+    #[test]
+    fn requestor_rules_are_never_judged_on_receivers() {
+        for r in catalogue() {
+            if r.actor == Actor::Requestor {
+                assert!(matches!(r.status, Status::Requestor | Status::Info), "{}", r.id);
+            }
+            if r.status == Status::Requestor {
+                assert_eq!(r.actor, Actor::Requestor, "{}", r.id);
+            }
+        }
+    }
+}

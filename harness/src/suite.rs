@@ -1,0 +1,56 @@
+//! Runs a set of scenarios in parallel sessions, keeping results in scenario order.
+
+use crate::report::RunReport;
+use crate::runner::{run_scenario, Limits, ScenarioRun};
+use crate::scenario::Scenario;
+use crate::trace::{self, Entry};
+use crate::transport::Connect;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+use time::format_description::well_known::Rfc3339;
+use tokio::sync::Semaphore;
+
+/// Runs every scenario, at most `jobs` at a time, each on a fresh connection.
+pub async fn run_all<C: Connect + 'static>(connector: Arc<C>, scenarios: Vec<Scenario>, limits: Limits, jobs: usize) -> RunReport {
+    let started = time::OffsetDateTime::now_utc().format(&Rfc3339).unwrap_or_default();
+    let start = Instant::now();
+    let gate = Arc::new(Semaphore::new(jobs.max(1)));
+    let limits = Arc::new(limits);
+    let handles: Vec<_> = scenarios
+        .into_iter()
+        .map(|scenario| {
+            let (connector, gate, limits) = (connector.clone(), gate.clone(), limits.clone());
+            tokio::spawn(async move {
+                let _permit = gate.acquire_owned().await.expect("the semaphore is never closed");
+                run_scenario(connector.as_ref(), &scenario, &limits).await
+            })
+        })
+        .collect();
+    let mut runs: Vec<ScenarioRun> = Vec::with_capacity(handles.len());
+    for h in handles {
+        match h.await {
+            Ok(run) => runs.push(run),
+            Err(e) => runs.push(ScenarioRun {
+                id: "(internal)".into(),
+                title: "a scenario task panicked".into(),
+                checks: Vec::new(),
+                error: Some(format!("internal error: {e}")),
+                server: None,
+                trace: Vec::new(),
+                duration: Default::default(),
+            }),
+        }
+    }
+    RunReport { receiver: connector.describe(), transport: "stdio".into(), started, duration: start.elapsed(), scenarios: runs }
+}
+
+/// Writes every scenario's trace as JSON lines, each line tagged with its scenario.
+pub fn write_trace(path: &Path, report: &RunReport) -> std::io::Result<()> {
+    let all: Vec<Entry> = report
+        .scenarios
+        .iter()
+        .flat_map(|s| s.trace.iter().map(|e| Entry { scenario: Some(s.id.clone()), ..e.clone() }))
+        .collect();
+    trace::write_jsonl(path, &all)
+}

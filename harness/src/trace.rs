@@ -1,0 +1,101 @@
+//! The trace: every message in and out of a session, numbered and timed.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Which way a trace entry went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// taskcheck to the receiver.
+    Out,
+    /// The receiver to taskcheck.
+    In,
+    /// A line the receiver wrote on stderr.
+    Stderr,
+}
+
+/// One line of the JSON-lines trace.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Entry {
+    /// The scenario whose session this is (set when a run's traces are written together).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    pub seq: u64,
+    pub dir: Direction,
+    pub transport: String,
+    /// Milliseconds since the session started.
+    pub t_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Value>,
+    /// Raw text, for stderr lines and output that is not a JSON-RPC message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// A shared, append-only trace.
+#[derive(Clone)]
+pub struct Trace {
+    inner: Arc<Mutex<Vec<Entry>>>,
+    start: Instant,
+    transport: &'static str,
+}
+
+/// Longest raw text kept in a trace entry.
+const TEXT_PREVIEW: usize = 2048;
+
+impl Trace {
+    /// An empty trace for one session.
+    pub fn new(transport: &'static str) -> Trace {
+        Trace {
+            inner: Arc::default(),
+            start: Instant::now(),
+            transport,
+        }
+    }
+
+    /// Appends an entry and returns its sequence number.
+    pub fn record(&self, dir: Direction, message: Option<Value>, text: Option<&str>) -> u64 {
+        let mut entries = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let seq = entries.len() as u64;
+        entries.push(Entry {
+            scenario: None,
+            seq,
+            dir,
+            transport: self.transport.to_string(),
+            t_ms: self.start.elapsed().as_millis() as u64,
+            message,
+            text: text.map(|t| preview(t, TEXT_PREVIEW)),
+        });
+        seq
+    }
+
+    /// A copy of every entry so far.
+    pub fn entries(&self) -> Vec<Entry> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// At most `limit` bytes of `text`, cut on a character boundary.
+pub fn preview(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_string();
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..end], text.len())
+}
+
+/// Writes entries as JSON lines.
+pub fn write_jsonl(path: &std::path::Path, entries: &[Entry]) -> std::io::Result<()> {
+    let mut out = String::new();
+    for e in entries {
+        out.push_str(&serde_json::to_string(e).map_err(std::io::Error::other)?);
+        out.push('\n');
+    }
+    std::fs::write(path, out)
+}

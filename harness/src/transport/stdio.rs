@@ -1,0 +1,221 @@
+//! stdio transport: the receiver is a spawned command speaking newline-delimited JSON.
+
+use super::{Connect, ConnectError, Connection, Incoming};
+use crate::trace::preview;
+use crate::wire;
+use serde_json::Value;
+use std::collections::HashSet;
+use std::process::Stdio;
+use std::sync::{Mutex, OnceLock};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
+
+/// Spawns a shell command per connection.
+pub struct StdioConnector {
+    pub command: String,
+    /// Longest line accepted from the receiver, in bytes.
+    pub max_line: usize,
+}
+
+/// Process groups spawned and still alive, so Ctrl-C can kill them all.
+fn live_groups() -> &'static Mutex<HashSet<i32>> {
+    static GROUPS: OnceLock<Mutex<HashSet<i32>>> = OnceLock::new();
+    GROUPS.get_or_init(Mutex::default)
+}
+
+/// Kills every process group taskcheck spawned (used on Ctrl-C).
+pub fn kill_all_groups() {
+    let groups = live_groups().lock().unwrap_or_else(|p| p.into_inner());
+    for pgid in groups.iter() {
+        kill_group(*pgid);
+    }
+}
+
+fn kill_group(pgid: i32) {
+    // SAFETY: killpg has no memory effects; a stale group id only yields ESRCH.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+/// Kills the receiver's whole process group when the connection is dropped.
+struct GroupGuard {
+    pgid: i32,
+    _child: Child,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.pgid);
+        live_groups()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.pgid);
+    }
+}
+
+impl Connect for StdioConnector {
+    async fn connect(&self) -> Result<Connection, ConnectError> {
+        let mut child = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(format!("exec {}", self.command))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| ConnectError(format!("cannot start `{}`: {e}", self.command)))?;
+        let pgid = child
+            .id()
+            .ok_or_else(|| ConnectError(format!("`{}` exited at once", self.command)))?
+            as i32;
+        live_groups()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(pgid);
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+
+        let (in_tx, in_rx) = mpsc::channel(1024);
+        let (out_tx, out_rx) = mpsc::channel::<Value>(64);
+        tokio::spawn(write_lines(stdin, out_rx, in_tx.clone()));
+        tokio::spawn(read_messages(stdout, self.max_line, in_tx.clone()));
+        tokio::spawn(read_stderr(stderr, in_tx));
+        Ok(Connection {
+            outgoing: out_tx,
+            incoming: in_rx,
+            guard: Box::new(GroupGuard { pgid, _child: child }),
+            transport: "stdio",
+        })
+    }
+
+    fn describe(&self) -> String {
+        self.command.clone()
+    }
+}
+
+async fn write_lines(
+    mut stdin: tokio::process::ChildStdin,
+    mut out: mpsc::Receiver<Value>,
+    events: mpsc::Sender<Incoming>,
+) {
+    while let Some(msg) = out.recv().await {
+        let mut line = msg.to_string();
+        line.push('\n');
+        let written = async {
+            stdin.write_all(line.as_bytes()).await?;
+            stdin.flush().await
+        };
+        if let Err(e) = written.await {
+            let _ = events
+                .send(Incoming::Closed(format!("cannot write to the receiver's stdin: {e}")))
+                .await;
+            return;
+        }
+    }
+}
+
+/// Reads one line of at most `limit` bytes; a longer line is drained and reported by length.
+async fn read_bounded_line<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    limit: usize,
+    line: &mut Vec<u8>,
+) -> std::io::Result<Option<usize>> {
+    line.clear();
+    let mut total = 0usize;
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(if total == 0 { None } else { Some(total) });
+        }
+        let (chunk, done) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (&buf[..i], i + 1),
+            None => (buf, buf.len()),
+        };
+        total += chunk.len();
+        if total <= limit {
+            line.extend_from_slice(chunk);
+        }
+        let found_newline = done > chunk.len();
+        reader.consume(done);
+        if found_newline {
+            return Ok(Some(total));
+        }
+    }
+}
+
+async fn read_messages<R: AsyncRead + Unpin>(stdout: R, limit: usize, events: mpsc::Sender<Incoming>) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    loop {
+        match read_bounded_line(&mut reader, limit, &mut line).await {
+            Ok(None) => {
+                let _ = events
+                    .send(Incoming::Closed("the receiver closed its stdout".into()))
+                    .await;
+                return;
+            }
+            Ok(Some(len)) => {
+                let text = String::from_utf8_lossy(&line);
+                if text.trim().is_empty() && len <= limit {
+                    continue;
+                }
+                let event = if len > limit {
+                    Incoming::Invalid {
+                        raw: preview(&text, 200),
+                        error: wire::DecodeError::TooLong { len, limit },
+                    }
+                } else {
+                    match wire::decode(&line, limit) {
+                        Ok((value, msg)) => Incoming::Message(value, msg),
+                        Err(error) => Incoming::Invalid {
+                            raw: preview(&text, 200),
+                            error,
+                        },
+                    }
+                };
+                if events.send(event).await.is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                let _ = events
+                    .send(Incoming::Closed(format!("cannot read the receiver's stdout: {e}")))
+                    .await;
+                return;
+            }
+        }
+    }
+}
+
+async fn read_stderr<R: AsyncRead + Unpin>(stderr: R, events: mpsc::Sender<Incoming>) {
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    // stderr is informational: bound each line, never fail on it
+    while let Ok(Some(_)) = read_bounded_line(&mut reader, 64 * 1024, &mut line).await {
+        let text = String::from_utf8_lossy(&line).into_owned();
+        if events.send(Incoming::Log(text)).await.is_err() {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn long_lines_are_drained_not_buffered() {
+        let data = format!("{}\nok\n", "x".repeat(10_000));
+        let mut reader = BufReader::with_capacity(64, data.as_bytes());
+        let mut line = Vec::new();
+        assert_eq!(read_bounded_line(&mut reader, 100, &mut line).await.unwrap(), Some(10_000));
+        assert!(line.len() <= 100);
+        assert_eq!(read_bounded_line(&mut reader, 100, &mut line).await.unwrap(), Some(2));
+        assert_eq!(line, b"ok");
+        assert_eq!(read_bounded_line(&mut reader, 100, &mut line).await.unwrap(), None);
+    }
+}

@@ -1,0 +1,73 @@
+//! Verdicts and checks: what taskcheck concluded about one rule, with its evidence.
+
+use crate::spec::{self, Level};
+use serde::{Deserialize, Serialize};
+
+/// The outcome of one check. Ordered from best to worst for aggregation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The rule held.
+    Pass,
+    /// A MAY: behaviour recorded, never a failure.
+    Info,
+    /// The receiver did not declare the capability the rule needs.
+    NotApplicable,
+    /// The rule could not be judged (missing fixture tool, failed prerequisite, not observed).
+    Untestable,
+    /// A SHOULD or SHOULD NOT was broken.
+    Warn,
+    /// A MUST or MUST NOT was broken.
+    Fail,
+    /// taskcheck could not judge because the transport or the harness failed.
+    Error,
+}
+
+impl Verdict {
+    /// Upper-case label used in the terminal report.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Info => "INFO",
+            Verdict::NotApplicable => "N/A",
+            Verdict::Untestable => "UNTESTABLE",
+            Verdict::Warn => "WARN",
+            Verdict::Fail => "FAIL",
+            Verdict::Error => "ERROR",
+        }
+    }
+
+    /// The verdict a rule gets when its check held or not, by the rule's level.
+    pub fn judged(rule: &str, held: bool) -> Verdict {
+        match spec::rule(rule).map(|r| r.level) {
+            Some(Level::May) => Verdict::Info,
+            _ if held => Verdict::Pass,
+            Some(l) if l.is_mandatory() => Verdict::Fail,
+            Some(_) => Verdict::Warn,
+            None => Verdict::Error,
+        }
+    }
+}
+
+/// One judgement of one rule.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Check {
+    pub rule: String,
+    pub verdict: Verdict,
+    pub message: String,
+    /// Trace sequence numbers of the messages that prove it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<u64>,
+}
+
+impl Check {
+    /// A check judged by whether the rule held.
+    pub fn judged(rule: &str, held: bool, message: impl Into<String>, evidence: Vec<u64>) -> Check {
+        Check { rule: rule.to_string(), verdict: Verdict::judged(rule, held), message: message.into(), evidence }
+    }
+
+    /// A check with a fixed verdict (not-applicable, untestable, error).
+    pub fn with(rule: &str, verdict: Verdict, message: impl Into<String>) -> Check {
+        Check { rule: rule.to_string(), verdict, message: message.into(), evidence: Vec::new() }
+    }
+}

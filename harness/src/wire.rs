@@ -1,0 +1,220 @@
+//! JSON-RPC 2.0 message decoding for what a receiver sends, with a size bound.
+
+use serde_json::{json, Map, Value};
+
+/// `_meta` key associating a message with a task.
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+/// `_meta` key of the optional immediate tool result in a CreateTaskResult.
+pub const MODEL_IMMEDIATE_RESPONSE: &str = "io.modelcontextprotocol/model-immediate-response";
+
+/// JSON-RPC error codes used by the Tasks utility.
+pub mod code {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
+}
+
+/// One decoded JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    Request {
+        id: Value,
+        method: String,
+        params: Value,
+    },
+    Notification {
+        method: String,
+        params: Value,
+    },
+    Response {
+        id: Value,
+        outcome: Outcome,
+    },
+}
+
+/// The outcome a response carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Result(Value),
+    Error(Value),
+}
+
+/// Why bytes are not a JSON-RPC message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    TooLong { len: usize, limit: usize },
+    NotUtf8,
+    NotJson(String),
+    NotJsonRpc(String),
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::TooLong { len, limit } => {
+                write!(f, "message of {len} bytes exceeds the {limit}-byte limit")
+            }
+            DecodeError::NotUtf8 => write!(f, "message is not valid UTF-8"),
+            DecodeError::NotJson(e) => write!(f, "not JSON: {e}"),
+            DecodeError::NotJsonRpc(e) => write!(f, "not a JSON-RPC 2.0 message: {e}"),
+        }
+    }
+}
+
+/// Decodes one message from raw bytes (a stdio line or an SSE data field).
+pub fn decode(bytes: &[u8], limit: usize) -> Result<(Value, Message), DecodeError> {
+    if bytes.len() > limit {
+        return Err(DecodeError::TooLong {
+            len: bytes.len(),
+            limit,
+        });
+    }
+    let text = std::str::from_utf8(bytes).map_err(|_| DecodeError::NotUtf8)?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;
+    let message = classify(&value)?;
+    Ok((value, message))
+}
+
+/// Classifies a JSON value as a request, notification or response.
+pub fn classify(value: &Value) -> Result<Message, DecodeError> {
+    let obj = value
+        .as_object()
+        .ok_or_else(|| DecodeError::NotJsonRpc("not an object".into()))?;
+    if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+        return Err(DecodeError::NotJsonRpc("`jsonrpc` is not \"2.0\"".into()));
+    }
+    let params = obj.get("params").cloned().unwrap_or(Value::Null);
+    if let Some(method) = obj.get("method") {
+        let method = method
+            .as_str()
+            .ok_or_else(|| DecodeError::NotJsonRpc("`method` is not a string".into()))?
+            .to_string();
+        return match obj.get("id") {
+            Some(id) if is_valid_id(id) => Ok(Message::Request {
+                id: id.clone(),
+                method,
+                params,
+            }),
+            Some(_) => Err(DecodeError::NotJsonRpc(
+                "request `id` is not a string or integer".into(),
+            )),
+            None => Ok(Message::Notification { method, params }),
+        };
+    }
+    let id = obj
+        .get("id")
+        .ok_or_else(|| DecodeError::NotJsonRpc("neither `method` nor `id`".into()))?
+        .clone();
+    match (obj.get("result"), obj.get("error")) {
+        (Some(r), None) => Ok(Message::Response {
+            id,
+            outcome: Outcome::Result(r.clone()),
+        }),
+        (None, Some(e)) if e.get("code").is_some_and(Value::is_i64) => Ok(Message::Response {
+            id,
+            outcome: Outcome::Error(e.clone()),
+        }),
+        (None, Some(_)) => Err(DecodeError::NotJsonRpc(
+            "`error` lacks an integer `code`".into(),
+        )),
+        _ => Err(DecodeError::NotJsonRpc(
+            "a response needs exactly one of `result` and `error`".into(),
+        )),
+    }
+}
+
+fn is_valid_id(id: &Value) -> bool {
+    id.is_string() || id.is_i64() || id.is_u64()
+}
+
+/// Builds a request.
+pub fn request(id: &Value, method: &str, params: &Value) -> Value {
+    let mut m = Map::new();
+    m.insert("jsonrpc".into(), json!("2.0"));
+    m.insert("id".into(), id.clone());
+    m.insert("method".into(), json!(method));
+    if !params.is_null() {
+        m.insert("params".into(), params.clone());
+    }
+    Value::Object(m)
+}
+
+/// Builds a notification.
+pub fn notification(method: &str, params: &Value) -> Value {
+    let mut m = Map::new();
+    m.insert("jsonrpc".into(), json!("2.0"));
+    m.insert("method".into(), json!(method));
+    if !params.is_null() {
+        m.insert("params".into(), params.clone());
+    }
+    Value::Object(m)
+}
+
+/// Builds a success response.
+pub fn result(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// Builds an error response.
+pub fn error(id: &Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// The related-task id in an object's `_meta`, if present and a string.
+pub fn related_task_id(object: &Value) -> Option<&str> {
+    object
+        .get("_meta")?
+        .get(RELATED_TASK)?
+        .get("taskId")?
+        .as_str()
+}
+
+/// Whether an object's `_meta` has the related-task key at all.
+pub fn has_related_task(object: &Value) -> bool {
+    object
+        .get("_meta")
+        .and_then(|m| m.get(RELATED_TASK))
+        .is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_every_shape() {
+        let (_, m) = decode(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, 100).unwrap();
+        assert!(matches!(m, Message::Request { method, .. } if method == "ping"));
+        let (_, m) = decode(br#"{"jsonrpc":"2.0","method":"n"}"#, 100).unwrap();
+        assert!(matches!(m, Message::Notification { .. }));
+        let (_, m) = decode(br#"{"jsonrpc":"2.0","id":"a","result":{}}"#, 100).unwrap();
+        assert!(matches!(m, Message::Response { outcome: Outcome::Result(_), .. }));
+        let (_, m) =
+            decode(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":""}}"#, 100).unwrap();
+        assert!(matches!(m, Message::Response { outcome: Outcome::Error(_), .. }));
+    }
+
+    #[test]
+    fn rejects_what_is_not_json_rpc() {
+        assert_eq!(decode(b"xx", 1).unwrap_err(), DecodeError::TooLong { len: 2, limit: 1 });
+        assert!(matches!(decode(b"\xff", 10), Err(DecodeError::NotUtf8)));
+        assert!(matches!(decode(b"hello", 10), Err(DecodeError::NotJson(_))));
+        assert!(matches!(decode(b"[1]", 10), Err(DecodeError::NotJsonRpc(_))));
+        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":1}"#, 99), Err(DecodeError::NotJsonRpc(_))));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1}}"#, 99),
+            Err(DecodeError::NotJsonRpc(_))
+        ));
+    }
+
+    #[test]
+    fn reads_related_task() {
+        let v = json!({"_meta": {RELATED_TASK: {"taskId": "t"}}});
+        assert_eq!(related_task_id(&v), Some("t"));
+        assert!(has_related_task(&v));
+        assert!(!has_related_task(&json!({})));
+    }
+}
