@@ -69,10 +69,19 @@ pub fn tools_list() -> Value {
 pub fn contract_table() -> String {
     let mut out = String::from("| tool | execution.taskSupport | behaviour |\n|---|---|---|\n");
     for f in &FIXTURES {
-        let support = f.task_support.map(|s| format!("\"{s}\"")).unwrap_or_else(|| "(no `execution` field)".into());
-        out.push_str(&format!("| `{}` | {} | {} |\n", f.name, support, f.behaviour));
+        let support = f
+            .task_support
+            .map(|s| format!("\"{s}\""))
+            .unwrap_or_else(|| "(no `execution` field)".into());
+        out.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            f.name, support, f.behaviour
+        ));
     }
     out.push_str("\nEvery tool takes an optional integer `ms` (default 0). Text results are one `{\"type\":\"text\"}` item.\n");
-    out.push_str(&format!("Server capabilities: `{}`.\n", server_capabilities()["tasks"]));
+    out.push_str(&format!(
+        "Server capabilities: `{}`.\n",
+        server_capabilities()["tasks"]
+    ));
     out
 }

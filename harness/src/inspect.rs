@@ -7,7 +7,11 @@ use crate::spec::{self, Rule};
 
 /// Who judges a rule: scenario ids and `monitor`.
 pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
-    let mut out: Vec<String> = scenarios.iter().filter(|s| s.rules.iter().any(|r| r == rule)).map(|s| s.id.clone()).collect();
+    let mut out: Vec<String> = scenarios
+        .iter()
+        .filter(|s| s.rules.iter().any(|r| r == rule))
+        .map(|s| s.id.clone())
+        .collect();
     if MONITOR_RULES.contains(&rule) {
         out.push("monitor".into());
     }
@@ -16,7 +20,11 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
 
 /// Faults that make a rule fail.
 pub fn faults_of(rule: &str) -> Vec<&'static str> {
-    FAULTS.iter().filter(|f| f.rules.contains(&rule)).map(|f| f.name).collect()
+    FAULTS
+        .iter()
+        .filter(|f| f.rules.contains(&rule))
+        .map(|f| f.name)
+        .collect()
 }
 
 /// `taskcheck list`: scenarios, then rules.
@@ -27,14 +35,21 @@ pub fn list(scenarios: &[Scenario]) -> String {
     }
     out.push_str(&format!("\n{} rule(s):\n", spec::catalogue().len()));
     for r in spec::catalogue() {
-        out.push_str(&format!("  {:<52} {:<10} {:<10} {}\n", r.id, r.level.as_str(), format!("{:?}", r.status).to_lowercase(), r.summary));
+        out.push_str(&format!(
+            "  {:<52} {:<10} {:<10} {}\n",
+            r.id,
+            r.level.as_str(),
+            format!("{:?}", r.status).to_lowercase(),
+            r.summary
+        ));
     }
     out
 }
 
 /// `taskcheck explain RULE`.
 pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
-    let mut out = format!(
+    let mut out =
+        format!(
         "{}\n  level:    {}\n  actor:    {:?}\n  status:   {:?}\n  section:  {}\n  summary:  {}\n",
         rule.id, rule.level.as_str(), rule.actor, rule.status, rule.link(), rule.summary
     );
@@ -45,13 +60,30 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
         out.push_str(&format!("  reason:   {r}\n"));
     }
     let checks = checks_of(&rule.id, scenarios);
-    out.push_str(&format!("  checks:   {}\n", if checks.is_empty() { "(none)".into() } else { checks.join(", ") }));
+    out.push_str(&format!(
+        "  checks:   {}\n",
+        if checks.is_empty() {
+            "(none)".into()
+        } else {
+            checks.join(", ")
+        }
+    ));
     let faults = faults_of(&rule.id);
-    out.push_str(&format!("  faults:   {}\n", if faults.is_empty() { "(none)".into() } else { faults.join(", ") }));
+    out.push_str(&format!(
+        "  faults:   {}\n",
+        if faults.is_empty() {
+            "(none)".into()
+        } else {
+            faults.join(", ")
+        }
+    ));
     out
 }
 
 /// `taskcheck reference --list-faults`.
 pub fn fault_list() -> String {
-    FAULTS.iter().map(|f| format!("{:<40} {:<48} {}\n", f.name, f.rules[0], f.description)).collect()
+    FAULTS
+        .iter()
+        .map(|f| format!("{:<40} {:<48} {}\n", f.name, f.rules[0], f.description))
+        .collect()
 }

@@ -11,7 +11,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Parser)]
-#[command(name = "taskcheck", version, about = "Conformance harness for the MCP 2025-11-25 Tasks utility")]
+#[command(
+    name = "taskcheck",
+    version,
+    about = "Conformance harness for the MCP 2025-11-25 Tasks utility"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -109,7 +113,11 @@ fn library(args: &LibraryArgs) -> Vec<Scenario> {
 
 fn main() {
     let cli = Cli::try_parse().unwrap_or_else(|e| {
-        let code = if e.use_stderr() { exit::USAGE } else { exit::CONFORMANT };
+        let code = if e.use_stderr() {
+            exit::USAGE
+        } else {
+            exit::CONFORMANT
+        };
         let _ = e.print();
         std::process::exit(code);
     });
@@ -134,12 +142,16 @@ fn main() {
 async fn dispatch(cli: Cli) -> i32 {
     match cli.command {
         Command::Run(args) => run(args).await,
-        Command::Reference { faults, list_faults } => {
+        Command::Reference {
+            faults,
+            list_faults,
+        } => {
             if list_faults {
                 print!("{}", inspect::fault_list());
                 return exit::CONFORMANT;
             }
-            let faults = reference::faults::Faults::from_names(&faults).unwrap_or_else(|e| usage_error(e));
+            let faults =
+                reference::faults::Faults::from_names(&faults).unwrap_or_else(|e| usage_error(e));
             match reference::serve_stdio(faults).await {
                 Ok(()) => exit::CONFORMANT,
                 Err(e) => {
@@ -148,7 +160,10 @@ async fn dispatch(cli: Cli) -> i32 {
                 }
             }
         }
-        Command::List { library: lib, fixtures } => {
+        Command::List {
+            library: lib,
+            fixtures,
+        } => {
             if fixtures {
                 print!("{}", mcp_taskcheck::fixtures::contract_table());
             } else {
@@ -165,7 +180,10 @@ async fn dispatch(cli: Cli) -> i32 {
         },
         Command::Schema { .. } => {
             let schema = schemars::schema_for!(Scenario);
-            println!("{}", serde_json::to_string_pretty(&schema).unwrap_or_default());
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&schema).unwrap_or_default()
+            );
             exit::CONFORMANT
         }
     }
@@ -174,7 +192,11 @@ async fn dispatch(cli: Cli) -> i32 {
 async fn run(args: RunArgs) -> i32 {
     let mut scenarios = library(&args.library);
     if !args.only.is_empty() {
-        if let Some(unknown) = args.only.iter().find(|id| !scenarios.iter().any(|s| &s.id == *id)) {
+        if let Some(unknown) = args
+            .only
+            .iter()
+            .find(|id| !scenarios.iter().any(|s| &s.id == *id))
+        {
             usage_error(format!("no scenario {unknown:?} (see `taskcheck list`)"));
         }
         scenarios.retain(|s| args.only.contains(&s.id));
@@ -184,8 +206,15 @@ async fn run(args: RunArgs) -> i32 {
         scenario: Duration::from_millis(args.scenario_timeout_ms),
         poll: Duration::from_millis(args.timeout_ms.max(2000)),
     };
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2));
-    let connector = Arc::new(StdioConnector { command: args.stdio.clone(), max_line: args.max_line_bytes });
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
+    let connector = Arc::new(StdioConnector {
+        command: args.stdio.clone(),
+        max_line: args.max_line_bytes,
+    });
     let report = suite::run_all(connector, scenarios, limits, jobs).await;
     print!("{}", report.terminal(args.fail_on));
     if let Some(path) = &args.report_json {

@@ -13,8 +13,19 @@ use std::collections::HashMap;
 /// Captured values by name.
 pub type Vars = HashMap<String, Value>;
 
-const MATCHERS: [&str; 8] = ["$capture", "$type", "$present", "$absent", "$any_of", "$not", "$contains", "$same"];
-const TYPES: [&str; 7] = ["string", "integer", "number", "boolean", "object", "array", "null"];
+const MATCHERS: [&str; 8] = [
+    "$capture",
+    "$type",
+    "$present",
+    "$absent",
+    "$any_of",
+    "$not",
+    "$contains",
+    "$same",
+];
+const TYPES: [&str; 7] = [
+    "string", "integer", "number", "boolean", "object", "array", "null",
+];
 
 /// Where and why an answer did not match.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,13 +36,18 @@ pub struct Mismatch {
 
 impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = if self.path.is_empty() { "(root)" } else { &self.path };
+        let path = if self.path.is_empty() {
+            "(root)"
+        } else {
+            &self.path
+        };
         write!(f, "at {path}: {}", self.reason)
     }
 }
 
 fn matcher_object(p: &Value) -> Option<&Map<String, Value>> {
-    p.as_object().filter(|m| !m.is_empty() && m.keys().all(|k| k.starts_with('$')))
+    p.as_object()
+        .filter(|m| !m.is_empty() && m.keys().all(|k| k.starts_with('$')))
 }
 
 /// Checks a pattern's matchers are known and well-formed.
@@ -41,15 +57,24 @@ pub fn validate(pattern: &Value) -> Result<(), String> {
             for (k, v) in map {
                 if k.starts_with('$') {
                     if !MATCHERS.contains(&k.as_str()) {
-                        return Err(format!("unknown matcher `{k}` (one of {})", MATCHERS.join(", ")));
+                        return Err(format!(
+                            "unknown matcher `{k}` (one of {})",
+                            MATCHERS.join(", ")
+                        ));
                     }
                     match k.as_str() {
                         "$type" if !v.as_str().is_some_and(|t| TYPES.contains(&t)) => {
                             return Err(format!("`$type` takes one of {}", TYPES.join(", ")))
                         }
-                        "$capture" if !v.is_string() => return Err("`$capture` takes a variable name".into()),
-                        "$present" | "$absent" if v != &Value::Bool(true) => return Err(format!("`{k}` takes `true`")),
-                        "$any_of" | "$contains" if !v.is_array() => return Err(format!("`{k}` takes a list of patterns")),
+                        "$capture" if !v.is_string() => {
+                            return Err("`$capture` takes a variable name".into())
+                        }
+                        "$present" | "$absent" if v != &Value::Bool(true) => {
+                            return Err(format!("`{k}` takes `true`"))
+                        }
+                        "$any_of" | "$contains" if !v.is_array() => {
+                            return Err(format!("`{k}` takes a list of patterns"))
+                        }
                         _ => {}
                     }
                 }
@@ -67,7 +92,12 @@ pub fn validate(pattern: &Value) -> Result<(), String> {
 pub fn substitute(value: &Value, vars: &Vars) -> Result<Value, String> {
     Ok(match value {
         Value::String(s) => substitute_str(s, vars)?,
-        Value::Array(items) => Value::Array(items.iter().map(|v| substitute(v, vars)).collect::<Result<_, _>>()?),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| substitute(v, vars))
+                .collect::<Result<_, _>>()?,
+        ),
         Value::Object(map) => Value::Object(
             map.iter()
                 .map(|(k, v)| Ok((k.clone(), substitute(v, vars)?)))
@@ -80,7 +110,9 @@ pub fn substitute(value: &Value, vars: &Vars) -> Result<Value, String> {
 fn lookup(reference: &str, vars: &Vars) -> Result<Value, String> {
     let mut parts = reference.split('.');
     let name = parts.next().unwrap_or_default();
-    let mut value = vars.get(name).ok_or_else(|| format!("`${{{reference}}}`: nothing was captured as {name:?}"))?;
+    let mut value = vars
+        .get(name)
+        .ok_or_else(|| format!("`${{{reference}}}`: nothing was captured as {name:?}"))?;
     for part in parts {
         value = match value {
             Value::Array(a) => part.parse::<usize>().ok().and_then(|i| a.get(i)),
@@ -102,7 +134,10 @@ fn substitute_str(s: &str, vars: &Vars) -> Result<Value, String> {
     let mut rest = s;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
-        let end = rest[start..].find('}').ok_or_else(|| format!("unclosed `${{` in {s:?}"))? + start;
+        let end = rest[start..]
+            .find('}')
+            .ok_or_else(|| format!("unclosed `${{` in {s:?}"))?
+            + start;
         match lookup(&rest[start + 2..end], vars)? {
             Value::String(v) => out.push_str(&v),
             other => out.push_str(&other.to_string()),
@@ -119,7 +154,10 @@ pub fn matches(pattern: &Value, actual: &Value, vars: &mut Vars) -> Result<(), M
 }
 
 fn fail(path: &str, reason: String) -> Result<(), Mismatch> {
-    Err(Mismatch { path: path.to_string(), reason })
+    Err(Mismatch {
+        path: path.to_string(),
+        reason,
+    })
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -142,7 +180,12 @@ fn without_meta(v: &Value) -> Value {
     v
 }
 
-fn match_at(pattern: &Value, actual: Option<&Value>, path: &str, vars: &mut Vars) -> Result<(), Mismatch> {
+fn match_at(
+    pattern: &Value,
+    actual: Option<&Value>,
+    path: &str,
+    vars: &mut Vars,
+) -> Result<(), Mismatch> {
     if let Some(m) = matcher_object(pattern) {
         if m.contains_key("$absent") {
             return match actual {
@@ -162,35 +205,55 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str, vars: &mut Vars
                     let want = v.as_str().unwrap_or_default();
                     let got = type_name(actual);
                     if !(got == want || (want == "number" && got == "integer")) {
-                        return fail(path, format!("must be of type {want}, found {got} {}", short(actual)));
+                        return fail(
+                            path,
+                            format!("must be of type {want}, found {got} {}", short(actual)),
+                        );
                     }
                 }
                 "$any_of" => {
                     let options = v.as_array().map(Vec::as_slice).unwrap_or_default();
-                    match options.iter().find(|o| match_at(o, Some(actual), path, &mut vars.clone()).is_ok()) {
+                    match options
+                        .iter()
+                        .find(|o| match_at(o, Some(actual), path, &mut vars.clone()).is_ok())
+                    {
                         Some(o) => match_at(o, Some(actual), path, vars)?,
-                        None => return fail(path, format!("matches none of {}, found {}", short(v), short(actual))),
+                        None => {
+                            return fail(
+                                path,
+                                format!("matches none of {}, found {}", short(v), short(actual)),
+                            )
+                        }
                     }
                 }
-                "$not" => {
-                    if match_at(v, Some(actual), path, &mut vars.clone()).is_ok() {
-                        return fail(path, format!("must not match {}, found {}", short(v), short(actual)));
-                    }
+                "$not" if match_at(v, Some(actual), path, &mut vars.clone()).is_ok() => {
+                    return fail(
+                        path,
+                        format!("must not match {}, found {}", short(v), short(actual)),
+                    );
                 }
                 "$contains" => {
                     let Some(items) = actual.as_array() else {
                         return fail(path, format!("must be an array, found {}", short(actual)));
                     };
                     for want in v.as_array().map(Vec::as_slice).unwrap_or_default() {
-                        if !items.iter().any(|i| match_at(want, Some(i), path, &mut vars.clone()).is_ok()) {
+                        if !items
+                            .iter()
+                            .any(|i| match_at(want, Some(i), path, &mut vars.clone()).is_ok())
+                        {
                             return fail(path, format!("no element matches {}", short(want)));
                         }
                     }
                 }
-                "$same" => {
-                    if without_meta(v) != without_meta(actual) {
-                        return fail(path, format!("must equal {} (ignoring _meta), found {}", short(v), short(actual)));
-                    }
+                "$same" if without_meta(v) != without_meta(actual) => {
+                    return fail(
+                        path,
+                        format!(
+                            "must equal {} (ignoring _meta), found {}",
+                            short(v),
+                            short(actual)
+                        ),
+                    );
                 }
                 _ => {}
             }
@@ -209,7 +272,15 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str, vars: &mut Vars
         }
         (Value::Array(p), Value::Array(a)) => {
             if p.len() != a.len() {
-                return fail(path, format!("must have {} elements, found {}: {}", p.len(), a.len(), short(actual)));
+                return fail(
+                    path,
+                    format!(
+                        "must have {} elements, found {}: {}",
+                        p.len(),
+                        a.len(),
+                        short(actual)
+                    ),
+                );
             }
             for (i, (sub, got)) in p.iter().zip(a).enumerate() {
                 match_at(sub, Some(got), &format!("{path}[{i}]"), vars)?;
@@ -218,7 +289,10 @@ fn match_at(pattern: &Value, actual: Option<&Value>, path: &str, vars: &mut Vars
         }
         (p, a) if p == a => Ok(()),
         (Value::Number(p), Value::Number(a)) if p.as_f64() == a.as_f64() => Ok(()),
-        _ => fail(path, format!("expected {}, found {}", short(pattern), short(actual))),
+        _ => fail(
+            path,
+            format!("expected {}, found {}", short(pattern), short(actual)),
+        ),
     }
 }
 
@@ -235,12 +309,19 @@ mod tests {
     #[test]
     fn subset_capture_and_substitute() {
         let mut vars = Vars::new();
-        let p = json!({"task": {"taskId": {"$type": "string", "$capture": "t"}, "status": "working"}});
+        let p =
+            json!({"task": {"taskId": {"$type": "string", "$capture": "t"}, "status": "working"}});
         let a = json!({"task": {"taskId": "abc", "status": "working", "ttl": 5}});
         matches(&p, &a, &mut vars).unwrap();
         assert_eq!(vars["t"], json!("abc"));
-        assert_eq!(substitute(&json!({"taskId": "${t}", "x": "id-${t}!"}), &vars).unwrap(), json!({"taskId": "abc", "x": "id-abc!"}));
-        assert_eq!(substitute(&json!("${t.nope}"), &vars).unwrap_err(), "`${t.nope}`: \"nope\" is not in the captured value");
+        assert_eq!(
+            substitute(&json!({"taskId": "${t}", "x": "id-${t}!"}), &vars).unwrap(),
+            json!({"taskId": "abc", "x": "id-abc!"})
+        );
+        assert_eq!(
+            substitute(&json!("${t.nope}"), &vars).unwrap_err(),
+            "`${t.nope}`: \"nope\" is not in the captured value"
+        );
         assert!(substitute(&json!("${missing}"), &vars).is_err());
     }
 
@@ -249,15 +330,50 @@ mod tests {
         let mut vars = Vars::new();
         let e = matches(&json!({"a": {"b": 1}}), &json!({"a": {"b": 2}}), &mut vars).unwrap_err();
         assert_eq!(e.path, ".a.b");
-        assert!(matches(&json!({"content": {"$absent": true}}), &json!({"content": []}), &mut vars).is_err());
-        assert!(matches(&json!({"content": {"$absent": true}}), &json!({}), &mut vars).is_ok());
+        assert!(matches(
+            &json!({"content": {"$absent": true}}),
+            &json!({"content": []}),
+            &mut vars
+        )
+        .is_err());
+        assert!(matches(
+            &json!({"content": {"$absent": true}}),
+            &json!({}),
+            &mut vars
+        )
+        .is_ok());
         assert!(matches(&json!({"$any_of": [1, 2]}), &json!(2), &mut vars).is_ok());
         assert!(matches(&json!({"$any_of": [1, 2]}), &json!(3), &mut vars).is_err());
-        assert!(matches(&json!({"$not": {"$type": "string"}}), &json!("x"), &mut vars).is_err());
-        assert!(matches(&json!({"$contains": [{"id": 2}]}), &json!([{"id": 1}, {"id": 2}]), &mut vars).is_ok());
-        assert!(matches(&json!({"$contains": [{"id": 3}]}), &json!([{"id": 1}]), &mut vars).is_err());
-        assert!(matches(&json!({"$same": {"a": 1, "_meta": 1}}), &json!({"a": 1, "_meta": 2}), &mut vars).is_ok());
-        assert!(matches(&json!({"$same": {"a": 1}}), &json!({"a": 1, "b": 2}), &mut vars).is_err());
+        assert!(matches(
+            &json!({"$not": {"$type": "string"}}),
+            &json!("x"),
+            &mut vars
+        )
+        .is_err());
+        assert!(matches(
+            &json!({"$contains": [{"id": 2}]}),
+            &json!([{"id": 1}, {"id": 2}]),
+            &mut vars
+        )
+        .is_ok());
+        assert!(matches(
+            &json!({"$contains": [{"id": 3}]}),
+            &json!([{"id": 1}]),
+            &mut vars
+        )
+        .is_err());
+        assert!(matches(
+            &json!({"$same": {"a": 1, "_meta": 1}}),
+            &json!({"a": 1, "_meta": 2}),
+            &mut vars
+        )
+        .is_ok());
+        assert!(matches(
+            &json!({"$same": {"a": 1}}),
+            &json!({"a": 1, "b": 2}),
+            &mut vars
+        )
+        .is_err());
         assert!(matches(&json!([1, 2]), &json!([1]), &mut vars).is_err());
         assert!(matches(&json!({"$type": "number"}), &json!(3), &mut vars).is_ok());
     }

@@ -129,7 +129,12 @@ impl Model {
         };
         let id = match obs.task.get("taskId") {
             Some(Value::String(s)) => {
-                judge("tasks.id.string", true, "taskId is a string".into(), ev.clone());
+                judge(
+                    "tasks.id.string",
+                    true,
+                    "taskId is a string".into(),
+                    ev.clone(),
+                );
                 s.clone()
             }
             Some(other) => {
@@ -188,14 +193,22 @@ impl Model {
         judge(
             "tasks.ttl.created-at",
             created.is_ok(),
-            created.as_ref().err().cloned().unwrap_or_else(|| "createdAt is RFC 3339".into()),
+            created
+                .as_ref()
+                .err()
+                .cloned()
+                .unwrap_or_else(|| "createdAt is RFC 3339".into()),
             ev.clone(),
         );
         let updated = timestamp(&obs.task, "lastUpdatedAt");
         judge(
             "tasks.ttl.last-updated-at",
             updated.is_ok(),
-            updated.as_ref().err().cloned().unwrap_or_else(|| "lastUpdatedAt is RFC 3339".into()),
+            updated
+                .as_ref()
+                .err()
+                .cloned()
+                .unwrap_or_else(|| "lastUpdatedAt is RFC 3339".into()),
             ev.clone(),
         );
 
@@ -238,7 +251,9 @@ impl Model {
             history.updates.push((u, obs.received));
         }
 
-        if let (Some((terminal, seq)), Some(asked), Some(now)) = (history.terminal, obs.asked, status) {
+        if let (Some((terminal, seq)), Some(asked), Some(now)) =
+            (history.terminal, obs.asked, status)
+        {
             if seq < asked {
                 judge(
                     "tasks.lifecycle.terminal-final",
@@ -272,29 +287,69 @@ mod tests {
     }
 
     fn obs(task: Value, source: Source, received: u64, asked: Option<u64>) -> Observation {
-        Observation { task, source, received, asked }
+        Observation {
+            task,
+            source,
+            received,
+            asked,
+        }
     }
 
     fn failed(findings: &[Finding]) -> Vec<&'static str> {
-        findings.iter().filter(|f| !f.held).map(|f| f.rule).collect()
+        findings
+            .iter()
+            .filter(|f| !f.held)
+            .map(|f| f.rule)
+            .collect()
     }
 
     #[test]
     fn a_clean_history_holds() {
         let mut m = Model::default();
         let t0 = "2025-11-25T10:00:00Z";
-        assert!(failed(&m.observe(&obs(task("a", "working", t0), Source::Create, 2, Some(1)))).is_empty());
-        assert!(failed(&m.observe(&obs(task("a", "completed", "2025-11-25T10:00:01Z"), Source::Get, 4, Some(3)))).is_empty());
-        assert!(failed(&m.observe(&obs(task("a", "completed", "2025-11-25T10:00:01Z"), Source::Get, 6, Some(5)))).is_empty());
+        assert!(
+            failed(&m.observe(&obs(task("a", "working", t0), Source::Create, 2, Some(1))))
+                .is_empty()
+        );
+        assert!(failed(&m.observe(&obs(
+            task("a", "completed", "2025-11-25T10:00:01Z"),
+            Source::Get,
+            4,
+            Some(3)
+        )))
+        .is_empty());
+        assert!(failed(&m.observe(&obs(
+            task("a", "completed", "2025-11-25T10:00:01Z"),
+            Source::Get,
+            6,
+            Some(5)
+        )))
+        .is_empty());
     }
 
     #[test]
     fn terminal_change_is_judged_only_causally() {
         let mut m = Model::default();
-        m.observe(&obs(task("a", "completed", "2025-11-25T10:00:01Z"), Source::Get, 5, Some(4)));
+        m.observe(&obs(
+            task("a", "completed", "2025-11-25T10:00:01Z"),
+            Source::Get,
+            5,
+            Some(4),
+        ));
         // answer to a request sent before the terminal status was seen: not proof
-        assert!(failed(&m.observe(&obs(task("a", "working", "2025-11-25T10:00:01Z"), Source::Get, 6, Some(3)))).is_empty());
-        let f = m.observe(&obs(task("a", "working", "2025-11-25T10:00:02Z"), Source::Get, 8, Some(7)));
+        assert!(failed(&m.observe(&obs(
+            task("a", "working", "2025-11-25T10:00:01Z"),
+            Source::Get,
+            6,
+            Some(3)
+        )))
+        .is_empty());
+        let f = m.observe(&obs(
+            task("a", "working", "2025-11-25T10:00:02Z"),
+            Source::Get,
+            8,
+            Some(7),
+        ));
         assert_eq!(failed(&f), vec!["tasks.lifecycle.terminal-final"]);
     }
 
@@ -305,18 +360,46 @@ mod tests {
         let f = m.observe(&obs(bad, Source::Get, 1, Some(0)));
         let mut rules = failed(&f);
         rules.sort();
-        assert_eq!(rules, vec!["tasks.id.string", "tasks.ttl.created-at", "tasks.ttl.get-includes-ttl", "tasks.ttl.last-updated-at"]);
-        let f = m.observe(&obs(task("b", "input_required", "2025-11-25T10:00:00Z"), Source::Create, 3, Some(2)));
+        assert_eq!(
+            rules,
+            vec![
+                "tasks.id.string",
+                "tasks.ttl.created-at",
+                "tasks.ttl.get-includes-ttl",
+                "tasks.ttl.last-updated-at"
+            ]
+        );
+        let f = m.observe(&obs(
+            task("b", "input_required", "2025-11-25T10:00:00Z"),
+            Source::Create,
+            3,
+            Some(2),
+        ));
         assert_eq!(failed(&f), vec!["tasks.lifecycle.initial-working"]);
-        let f = m.observe(&obs(task("b", "working", "2025-11-25T10:00:00Z"), Source::Create, 5, Some(4)));
+        let f = m.observe(&obs(
+            task("b", "working", "2025-11-25T10:00:00Z"),
+            Source::Create,
+            5,
+            Some(4),
+        ));
         assert_eq!(failed(&f), vec!["tasks.id.unique"]);
     }
 
     #[test]
     fn timestamps_must_not_go_back() {
         let mut m = Model::default();
-        m.observe(&obs(task("a", "working", "2025-11-25T10:00:05Z"), Source::Get, 2, Some(1)));
-        let f = m.observe(&obs(task("a", "working", "2025-11-25T10:00:04Z"), Source::Get, 4, Some(3)));
+        m.observe(&obs(
+            task("a", "working", "2025-11-25T10:00:05Z"),
+            Source::Get,
+            2,
+            Some(1),
+        ));
+        let f = m.observe(&obs(
+            task("a", "working", "2025-11-25T10:00:04Z"),
+            Source::Get,
+            4,
+            Some(3),
+        ));
         assert_eq!(failed(&f), vec!["tasks.ttl.last-updated-monotonic"]);
         let mut t = task("a", "working", "2025-11-25T10:00:05Z");
         t["createdAt"] = json!("2025-11-25T09:00:00Z");

@@ -38,22 +38,38 @@ pub fn judge(entries: &[Entry], capabilities: &Value) -> Vec<Check> {
     let mut asked: HashMap<String, (String, Value, u64)> = HashMap::new();
     for e in entries {
         let Some(value) = &e.message else { continue };
-        let Ok(msg) = wire::classify(value) else { continue };
+        let Ok(msg) = wire::classify(value) else {
+            continue;
+        };
         match (e.dir, msg) {
             (Direction::Out, Message::Request { id, method, params }) => {
                 asked.insert(id.to_string(), (method, params, e.seq));
             }
-            (Direction::In, Message::Response { id, outcome: Outcome::Result(result) }) => {
-                let Some((method, params, asked_seq)) = asked.get(&id.to_string()) else { continue };
+            (
+                Direction::In,
+                Message::Response {
+                    id,
+                    outcome: Outcome::Result(result),
+                },
+            ) => {
+                let Some((method, params, asked_seq)) = asked.get(&id.to_string()) else {
+                    continue;
+                };
                 let mut observe = |task: &Value, source: Source| {
-                    let obs = Observation { task: task.clone(), source, received: e.seq, asked: Some(*asked_seq) };
+                    let obs = Observation {
+                        task: task.clone(),
+                        source,
+                        received: e.seq,
+                        asked: Some(*asked_seq),
+                    };
                     findings.extend(model.observe(&obs));
                 };
                 match method.as_str() {
                     "tools/call" if params.get("task").is_some() => {
                         if let Some(task) = result.get("task").filter(|t| t.is_object()) {
                             observe(task, Source::Create);
-                            let declared = has_capability(capabilities, "tasks.requests.tools.call");
+                            let declared =
+                                has_capability(capabilities, "tasks.requests.tools.call");
                             findings.push(Finding {
                                 rule: "tasks.capability.declare",
                                 held: declared,
@@ -67,19 +83,28 @@ pub fn judge(entries: &[Entry], capabilities: &Value) -> Vec<Check> {
                         }
                     }
                     "tasks/get" | "tasks/cancel" => {
-                        let source = if method == "tasks/get" { Source::Get } else { Source::Cancel };
+                        let source = if method == "tasks/get" {
+                            Source::Get
+                        } else {
+                            Source::Cancel
+                        };
                         observe(&result, source);
                         findings.push(no_related_task_in_result(method, &result, e.seq));
                     }
                     "tasks/list" => {
-                        for task in result.get("tasks").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
+                        for task in result
+                            .get("tasks")
+                            .and_then(Value::as_array)
+                            .map(Vec::as_slice)
+                            .unwrap_or_default()
+                        {
                             observe(task, Source::List);
                         }
                         findings.push(no_related_task_in_result(method, &result, e.seq));
                     }
                     "tasks/result" => {
-                        let want = params.get("taskId").and_then(Value::as_str);
-                        let got = wire::related_task_id(&result);
+                        let want = params.get("taskId").map(wire::id_text);
+                        let got = wire::related_task_value(&result).map(wire::id_text);
                         findings.push(Finding {
                             rule: "tasks.meta.result-related-task",
                             held: want.is_some() && got == want,
@@ -93,8 +118,15 @@ pub fn judge(entries: &[Entry], capabilities: &Value) -> Vec<Check> {
                     _ => {}
                 }
             }
-            (Direction::In, Message::Notification { method, params }) if method == "notifications/tasks/status" => {
-                let obs = Observation { task: params.clone(), source: Source::StatusNotification, received: e.seq, asked: None };
+            (Direction::In, Message::Notification { method, params })
+                if method == "notifications/tasks/status" =>
+            {
+                let obs = Observation {
+                    task: params.clone(),
+                    source: Source::StatusNotification,
+                    received: e.seq,
+                    asked: None,
+                };
                 findings.extend(model.observe(&obs));
                 findings.push(Finding {
                     rule: "tasks.notify.no-related-task",
@@ -114,7 +146,11 @@ fn no_related_task_in_result(method: &str, result: &Value, seq: u64) -> Finding 
     Finding {
         rule: "tasks.meta.no-related-task-in-results",
         held,
-        message: if held { format!("{method} result without related-task _meta") } else { format!("{method} result carries related-task _meta") },
+        message: if held {
+            format!("{method} result without related-task _meta")
+        } else {
+            format!("{method} result carries related-task _meta")
+        },
         evidence: vec![seq],
     }
 }
@@ -131,10 +167,24 @@ fn summarize(findings: Vec<Finding>) -> Vec<Check> {
             let failures: Vec<&Finding> = fs.iter().filter(|f| !f.held).collect();
             match failures.first() {
                 Some(first) => {
-                    let more = if failures.len() > 1 { format!(" (and {} more)", failures.len() - 1) } else { String::new() };
-                    Check::judged(rule, false, format!("{}{more}", first.message), first.evidence.clone())
+                    let more = if failures.len() > 1 {
+                        format!(" (and {} more)", failures.len() - 1)
+                    } else {
+                        String::new()
+                    };
+                    Check::judged(
+                        rule,
+                        false,
+                        format!("{}{more}", first.message),
+                        first.evidence.clone(),
+                    )
                 }
-                None => Check::judged(rule, true, format!("held in {} observation(s)", fs.len()), Vec::new()),
+                None => Check::judged(
+                    rule,
+                    true,
+                    format!("held in {} observation(s)", fs.len()),
+                    Vec::new(),
+                ),
             }
         })
         .collect()
@@ -147,25 +197,60 @@ mod tests {
     use serde_json::json;
 
     fn entry(seq: u64, dir: Direction, message: Value) -> Entry {
-        Entry { scenario: None, seq, dir, transport: "stdio".into(), t_ms: 0, message: Some(message), text: None }
+        Entry {
+            scenario: None,
+            seq,
+            dir,
+            transport: "stdio".into(),
+            t_ms: 0,
+            message: Some(message),
+            text: None,
+        }
     }
 
     #[test]
     fn judges_result_meta_and_capability() {
         let task = json!({"taskId": "a", "status": "working", "createdAt": "2025-11-25T10:00:00Z", "lastUpdatedAt": "2025-11-25T10:00:00Z", "ttl": 1});
         let trace = vec![
-            entry(0, Direction::Out, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "task": {}}})),
-            entry(1, Direction::In, json!({"jsonrpc": "2.0", "id": 1, "result": {"task": task}})),
-            entry(2, Direction::Out, json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/result", "params": {"taskId": "a"}})),
-            entry(3, Direction::In, json!({"jsonrpc": "2.0", "id": 2, "result": {"content": []}})),
+            entry(
+                0,
+                Direction::Out,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "task": {}}}),
+            ),
+            entry(
+                1,
+                Direction::In,
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"task": task}}),
+            ),
+            entry(
+                2,
+                Direction::Out,
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/result", "params": {"taskId": "a"}}),
+            ),
+            entry(
+                3,
+                Direction::In,
+                json!({"jsonrpc": "2.0", "id": 2, "result": {"content": []}}),
+            ),
         ];
         let checks = judge(&trace, &json!({}));
         let verdict = |r: &str| checks.iter().find(|c| c.rule == r).map(|c| c.verdict);
         assert_eq!(verdict("tasks.capability.declare"), Some(Verdict::Fail));
-        assert_eq!(verdict("tasks.meta.result-related-task"), Some(Verdict::Fail));
-        assert_eq!(verdict("tasks.lifecycle.initial-working"), Some(Verdict::Pass));
-        let declared = judge(&trace, &json!({"tasks": {"requests": {"tools": {"call": {}}}}}));
-        assert!(declared.iter().any(|c| c.rule == "tasks.capability.declare" && c.verdict == Verdict::Pass));
+        assert_eq!(
+            verdict("tasks.meta.result-related-task"),
+            Some(Verdict::Fail)
+        );
+        assert_eq!(
+            verdict("tasks.lifecycle.initial-working"),
+            Some(Verdict::Pass)
+        );
+        let declared = judge(
+            &trace,
+            &json!({"tasks": {"requests": {"tools": {"call": {}}}}}),
+        );
+        assert!(declared
+            .iter()
+            .any(|c| c.rule == "tasks.capability.declare" && c.verdict == Verdict::Pass));
     }
 
     #[test]

@@ -72,35 +72,77 @@ impl RunReport {
     pub fn exit_code(&self, fail_on: FailOn) -> (i32, String) {
         let t = self.totals();
         if t.errors > 0 || self.scenarios.iter().any(|s| s.error.is_some()) {
-            let cause = self.scenarios.iter().find_map(|s| s.error.as_ref().map(|e| format!("{}: {e}", s.id))).unwrap_or_default();
-            return (exit::HARNESS, format!("harness or transport error ({cause})"));
+            let cause = self
+                .scenarios
+                .iter()
+                .find_map(|s| s.error.as_ref().map(|e| format!("{}: {e}", s.id)))
+                .unwrap_or_default();
+            return (
+                exit::HARNESS,
+                format!("harness or transport error ({cause})"),
+            );
         }
         if t.passed + t.failed + t.warnings == 0 {
-            return (exit::HARNESS, "no check was executed: nothing was judged".into());
+            return (
+                exit::HARNESS,
+                "no check was executed: nothing was judged".into(),
+            );
         }
         if t.failed > 0 {
-            return (exit::NONCONFORMANT, format!("non-conformant: {} MUST-level check(s) failed", t.failed));
+            return (
+                exit::NONCONFORMANT,
+                format!("non-conformant: {} MUST-level check(s) failed", t.failed),
+            );
         }
         if fail_on == FailOn::Should && t.warnings > 0 {
-            return (exit::NONCONFORMANT, format!("non-conformant under --fail-on should: {} SHOULD-level warning(s)", t.warnings));
+            return (
+                exit::NONCONFORMANT,
+                format!(
+                    "non-conformant under --fail-on should: {} SHOULD-level warning(s)",
+                    t.warnings
+                ),
+            );
         }
-        (exit::CONFORMANT, "conformant: every judged MUST held".into())
+        (
+            exit::CONFORMANT,
+            "conformant: every judged MUST held".into(),
+        )
     }
 
     /// The human report.
     pub fn terminal(&self, fail_on: FailOn) -> String {
         let mut out = String::new();
         for s in &self.scenarios {
-            let worst = s.checks.iter().map(|c| c.verdict).max().unwrap_or(Verdict::Untestable);
-            out.push_str(&format!("{:<10} {}  ({} ms)  {}\n", worst.label(), s.id, s.duration.as_millis(), s.title));
+            let worst = s
+                .checks
+                .iter()
+                .map(|c| c.verdict)
+                .max()
+                .unwrap_or(Verdict::Untestable);
+            out.push_str(&format!(
+                "{:<10} {}  ({} ms)  {}\n",
+                worst.label(),
+                s.id,
+                s.duration.as_millis(),
+                s.title
+            ));
             for c in &s.checks {
-                out.push_str(&format!("    {:<10} {}  {}\n", c.verdict.label(), c.rule, c.message));
+                out.push_str(&format!(
+                    "    {:<10} {}  {}\n",
+                    c.verdict.label(),
+                    c.rule,
+                    c.message
+                ));
             }
             if let Some(e) = &s.error {
                 out.push_str(&format!("    cause: {e}\n"));
             }
         }
-        let bad: Vec<_> = self.rule_verdicts().into_iter().filter(|(_, v)| matches!(v, Verdict::Fail | Verdict::Warn | Verdict::Error)).collect();
+        let bad: Vec<_> = self
+            .rule_verdicts()
+            .into_iter()
+            .filter(|(_, v)| matches!(v, Verdict::Fail | Verdict::Warn | Verdict::Error))
+            .collect();
         if !bad.is_empty() {
             out.push_str("\nrules not met:\n");
             for (rule, v) in bad {

@@ -7,7 +7,7 @@ use crate::session::{Reply, RequestError, ServerInfo, Session};
 use crate::trace::Entry;
 use crate::transport::Connect;
 use crate::verdict::{Check, Verdict};
-use crate::wire::Outcome;
+use crate::wire::{self, Outcome};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -75,7 +75,13 @@ struct State {
 
 impl State {
     /// Records a judgement under `rule`, or stops if the step has no rule.
-    fn judge(&mut self, rule: &Option<String>, held: bool, message: String, evidence: Vec<u64>) -> Result<(), Stop> {
+    fn judge(
+        &mut self,
+        rule: &Option<String>,
+        held: bool,
+        message: String,
+        evidence: Vec<u64>,
+    ) -> Result<(), Stop> {
         match rule {
             Some(r) => {
                 self.checks.push(Check::judged(r, held, message, evidence));
@@ -117,7 +123,10 @@ fn expect_holds(expect: &Expect, answer: &Outcome, vars: &mut Vars) -> Result<()
                     Err(r) => reasons.push(r),
                 }
             }
-            return Err(format!("none of the accepted answers: {}", reasons.join("; ")));
+            return Err(format!(
+                "none of the accepted answers: {}",
+                reasons.join("; ")
+            ));
         }
         Expect::Result(p) | Expect::Params(p) => (p, true),
         Expect::Error(p) => (p, false),
@@ -126,19 +135,30 @@ fn expect_holds(expect: &Expect, answer: &Outcome, vars: &mut Vars) -> Result<()
     let value = match (answer, wanted_result) {
         (Outcome::Result(v), true) | (Outcome::Error(v), false) => v,
         _ => {
-            let kind = if wanted_result { "a result" } else { "an error" };
-            return Err(format!("expected {kind} matching {}, got {}", matcher::short(&pattern), describe(answer)));
+            let kind = if wanted_result {
+                "a result"
+            } else {
+                "an error"
+            };
+            return Err(format!(
+                "expected {kind} matching {}, got {}",
+                matcher::short(&pattern),
+                describe(answer)
+            ));
         }
     };
     let mut trial = vars.clone();
-    matcher::matches(&pattern, value, &mut trial).map_err(|m| format!("{m}; got {}", describe(answer)))?;
+    matcher::matches(&pattern, value, &mut trial)
+        .map_err(|m| format!("{m}; got {}", describe(answer)))?;
     *vars = trial;
     Ok(())
 }
 
 impl<'a> Exec<'a> {
     fn timeout(&self, step: &Step) -> Duration {
-        step.timeout_ms.map(Duration::from_millis).unwrap_or(self.limits.request)
+        step.timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.limits.request)
     }
 
     fn run_steps(&'a self, steps: &'a [Step], state: &'a mut State) -> StepFuture<'a> {
@@ -151,26 +171,52 @@ impl<'a> Exec<'a> {
     }
 
     /// Judges `expect` and `checks` of a step against one answer.
-    fn judge_answer(&self, step: &Step, answer: &Outcome, evidence: Vec<u64>, state: &mut State) -> Result<(), Stop> {
+    fn judge_answer(
+        &self,
+        step: &Step,
+        answer: &Outcome,
+        evidence: Vec<u64>,
+        state: &mut State,
+    ) -> Result<(), Stop> {
         if let Some(expect) = &step.expect {
             let mut vars = state.vars.clone();
             let verdict = expect_holds(expect, answer, &mut vars);
             let held = verdict.is_ok();
             state.vars = vars;
-            state.judge(&step.rule, held, verdict.err().unwrap_or_else(|| "answer as expected".into()), evidence.clone())?;
+            state.judge(
+                &step.rule,
+                held,
+                verdict.err().unwrap_or_else(|| "answer as expected".into()),
+                evidence.clone(),
+            )?;
         }
         for check in &step.checks {
             let mut vars = state.vars.clone();
             let verdict = expect_holds(&check.expect, answer, &mut vars);
             state.vars = vars;
             let held = verdict.is_ok();
-            state.checks.push(Check::judged(&check.rule, held, verdict.err().unwrap_or_else(|| "answer as expected".into()), evidence.clone()));
+            state.checks.push(Check::judged(
+                &check.rule,
+                held,
+                verdict.err().unwrap_or_else(|| "answer as expected".into()),
+                evidence.clone(),
+            ));
         }
         Ok(())
     }
 
-    async fn request(&self, step: &Step, method: &str, params: Value, state: &mut State) -> Result<Option<Reply>, Stop> {
-        match self.session.request(method, params, self.timeout(step)).await {
+    async fn request(
+        &self,
+        step: &Step,
+        method: &str,
+        params: Value,
+        state: &mut State,
+    ) -> Result<Option<Reply>, Stop> {
+        match self
+            .session
+            .request(method, params, self.timeout(step))
+            .await
+        {
             Ok(reply) => Ok(Some(reply)),
             Err(e @ RequestError::Timeout { .. }) if step.rule.is_some() => {
                 state.judge(&step.rule, false, e.to_string(), Vec::new())?;
@@ -181,27 +227,46 @@ impl<'a> Exec<'a> {
     }
 
     async fn run_step(&'a self, step: &'a Step, state: &'a mut State) -> Result<(), Stop> {
-        let subst = |v: &Value, vars: &Vars| matcher::substitute(v, vars).map_err(Stop::Prerequisite);
+        let subst =
+            |v: &Value, vars: &Vars| matcher::substitute(v, vars).map_err(Stop::Prerequisite);
         match &step.kind {
-            StepKind::Send { method, params, repeat, within, save } => {
+            StepKind::Send {
+                method,
+                params,
+                repeat,
+                within,
+                save,
+            } => {
                 let params = subst(params, &state.vars)?;
                 let mut collected: Vars = Vars::new();
                 for _ in 0..repeat.unwrap_or(1) {
                     let before = state.vars.clone();
-                    let Some(reply) = self.request(step, method, params.clone(), state).await? else { continue };
+                    let Some(reply) = self.request(step, method, params.clone(), state).await?
+                    else {
+                        continue;
+                    };
                     self.judge_answer(step, &reply.outcome, vec![reply.asked, reply.seq], state)?;
                     if let Some(w) = within {
                         let ms = reply.elapsed.as_millis();
-                        state.checks.push(Check::judged(&w.rule, ms <= w.ms as u128, format!("answered after {ms} ms (limit {} ms)", w.ms), vec![reply.asked, reply.seq]));
+                        state.checks.push(Check::judged(
+                            &w.rule,
+                            ms <= w.ms as u128,
+                            format!("answered after {ms} ms (limit {} ms)", w.ms),
+                            vec![reply.asked, reply.seq],
+                        ));
                     }
                     if let Some(name) = save {
-                        state.vars.insert(name.clone(), outcome_value(&reply.outcome).clone());
+                        state
+                            .vars
+                            .insert(name.clone(), outcome_value(&reply.outcome).clone());
                     }
                     if repeat.is_some() {
                         for (k, v) in &state.vars {
                             if before.get(k) != Some(v) {
                                 let slot = collected.entry(k.clone()).or_insert_with(|| json!([]));
-                                slot.as_array_mut().expect("collected values are arrays").push(v.clone());
+                                slot.as_array_mut()
+                                    .expect("collected values are arrays")
+                                    .push(v.clone());
                             }
                         }
                     }
@@ -211,30 +276,59 @@ impl<'a> Exec<'a> {
             }
             StepKind::Notify { method, params } => {
                 let params = subst(params, &state.vars)?;
-                self.session.notify(method, params).await.map_err(Stop::from)
+                self.session
+                    .notify(method, params)
+                    .await
+                    .map_err(Stop::from)
             }
             StepKind::Wait { ms } => {
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
                 Ok(())
             }
-            StepKind::Poll { task, until, capture } => self.poll(step, task, until, capture, state).await,
+            StepKind::Poll {
+                task,
+                until,
+                capture,
+            } => self.poll(step, task, until, capture, state).await,
             StepKind::Answer { method, reply } => {
                 let request = match self.session.next_request(method, self.timeout(step)).await {
                     Ok(r) => r,
                     Err(e @ RequestError::Timeout { .. }) => {
-                        return state.judge(&step.rule, false, format!("the receiver sent no {method}: {e}"), Vec::new());
+                        return state.judge(
+                            &step.rule,
+                            false,
+                            format!("the receiver sent no {method}: {e}"),
+                            Vec::new(),
+                        );
                     }
                     Err(e) => return Err(e.into()),
                 };
-                self.judge_answer(step, &Outcome::Result(request.params.clone()), vec![request.seq], state)?;
+                self.judge_answer(
+                    step,
+                    &Outcome::Result(request.params.clone()),
+                    vec![request.seq],
+                    state,
+                )?;
                 let reply = subst(reply, &state.vars)?;
-                self.session.respond(&request.id, reply).await.map_err(Stop::from)
+                self.session
+                    .respond(&request.id, reply)
+                    .await
+                    .map_err(Stop::from)
             }
             StepKind::WalkList { contains } => self.walk_list(step, contains, state).await,
             StepKind::Parallel(branches) => {
-                let mut states: Vec<State> = branches.iter().map(|_| State { vars: state.vars.clone(), checks: Vec::new() }).collect();
+                let mut states: Vec<State> = branches
+                    .iter()
+                    .map(|_| State {
+                        vars: state.vars.clone(),
+                        checks: Vec::new(),
+                    })
+                    .collect();
                 let results = futures::future::join_all(
-                    branches.iter().zip(states.iter_mut()).map(|(b, s)| self.run_step(b, s)),
+                    branches
+                        .iter()
+                        .zip(states.iter_mut())
+                        .map(|(b, s)| self.run_step(b, s)),
                 )
                 .await;
                 for s in states {
@@ -247,24 +341,46 @@ impl<'a> Exec<'a> {
         }
     }
 
-    async fn poll(&self, step: &Step, task: &str, until: &[String], capture: &Option<String>, state: &mut State) -> Result<(), Stop> {
+    async fn poll(
+        &self,
+        step: &Step,
+        task: &str,
+        until: &[String],
+        capture: &Option<String>,
+        state: &mut State,
+    ) -> Result<(), Stop> {
         let task_id = matcher::substitute(&json!(task), &state.vars).map_err(Stop::Prerequisite)?;
-        let limit = step.timeout_ms.map(Duration::from_millis).unwrap_or(self.limits.poll);
+        let limit = step
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.limits.poll);
         let start = Instant::now();
         let mut last = String::from("no answer");
         let mut evidence = Vec::new();
         while start.elapsed() < limit {
-            let Some(reply) = self.request(step, "tasks/get", json!({"taskId": task_id}), state).await? else {
+            let Some(reply) = self
+                .request(step, "tasks/get", json!({"taskId": task_id}), state)
+                .await?
+            else {
                 return Ok(());
             };
             evidence = vec![reply.asked, reply.seq];
             let task = match reply.outcome {
                 Outcome::Result(t) => t,
                 Outcome::Error(e) => {
-                    return state.judge(&step.rule, false, format!("tasks/get answered error {}", matcher::short(&e)), evidence);
+                    return state.judge(
+                        &step.rule,
+                        false,
+                        format!("tasks/get answered error {}", matcher::short(&e)),
+                        evidence,
+                    );
                 }
             };
-            let status = task.get("status").and_then(Value::as_str).unwrap_or_default().to_string();
+            let status = task
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             if until.contains(&status) {
                 if let Some(name) = capture {
                     state.vars.insert(name.clone(), task);
@@ -272,13 +388,33 @@ impl<'a> Exec<'a> {
                 return state.judge(&step.rule, true, format!("task reached {status}"), evidence);
             }
             last = format!("status {status:?}");
-            let interval = task.get("pollInterval").and_then(Value::as_u64).unwrap_or(POLL_DEFAULT_MS);
-            tokio::time::sleep(Duration::from_millis(interval.clamp(POLL_MIN_MS, POLL_MAX_MS))).await;
+            let interval = task
+                .get("pollInterval")
+                .and_then(Value::as_u64)
+                .unwrap_or(POLL_DEFAULT_MS);
+            tokio::time::sleep(Duration::from_millis(
+                interval.clamp(POLL_MIN_MS, POLL_MAX_MS),
+            ))
+            .await;
         }
-        state.judge(&step.rule, false, format!("task {task_id} did not reach {} within {} ms (last: {last})", until.join("|"), limit.as_millis()), evidence)
+        state.judge(
+            &step.rule,
+            false,
+            format!(
+                "task {task_id} did not reach {} within {} ms (last: {last})",
+                until.join("|"),
+                limit.as_millis()
+            ),
+            evidence,
+        )
     }
 
-    async fn walk_list(&self, step: &Step, contains: &Option<String>, state: &mut State) -> Result<(), Stop> {
+    async fn walk_list(
+        &self,
+        step: &Step,
+        contains: &Option<String>,
+        state: &mut State,
+    ) -> Result<(), Stop> {
         let mut tasks = Vec::new();
         let mut cursor: Option<Value> = None;
         let mut seen_cursors = BTreeSet::new();
@@ -288,47 +424,83 @@ impl<'a> Exec<'a> {
                 Some(c) => json!({"cursor": c}),
                 None => json!({}),
             };
-            let Some(reply) = self.request(step, "tasks/list", params, state).await? else { return Ok(()) };
+            let Some(reply) = self.request(step, "tasks/list", params, state).await? else {
+                return Ok(());
+            };
             evidence.push(reply.seq);
             let page = match reply.outcome {
                 Outcome::Result(p) => p,
                 e @ Outcome::Error(_) => {
-                    return state.judge(&step.rule, false, format!("tasks/list answered {}", describe(&e)), evidence);
+                    return state.judge(
+                        &step.rule,
+                        false,
+                        format!("tasks/list answered {}", describe(&e)),
+                        evidence,
+                    );
                 }
             };
-            tasks.extend(page.get("tasks").and_then(Value::as_array).cloned().unwrap_or_default());
+            tasks.extend(
+                page.get("tasks")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default(),
+            );
             cursor = page.get("nextCursor").filter(|c| !c.is_null()).cloned();
             match &cursor {
                 None => break,
                 Some(c) if !seen_cursors.insert(c.to_string()) => {
-                    return Err(Stop::Prerequisite(format!("tasks/list returned cursor {c} twice: the walk would never end")));
+                    return Err(Stop::Prerequisite(format!(
+                        "tasks/list returned cursor {c} twice: the walk would never end"
+                    )));
                 }
                 Some(_) => {}
             }
         }
-        let listed: BTreeSet<&str> = tasks.iter().filter_map(|t| t.get("taskId").and_then(Value::as_str)).collect();
+        let listed: BTreeSet<String> = tasks
+            .iter()
+            .filter_map(|t| t.get("taskId").map(wire::id_text))
+            .collect();
         if let Some(var) = contains {
-            let wanted = matcher::substitute(&json!(var), &state.vars).map_err(Stop::Prerequisite)?;
+            let wanted =
+                matcher::substitute(&json!(var), &state.vars).map_err(Stop::Prerequisite)?;
             let wanted: Vec<String> = match wanted {
-                Value::Array(a) => a.iter().map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())).collect(),
-                Value::String(s) => vec![s],
-                other => vec![other.to_string()],
+                Value::Array(a) => a.iter().map(wire::id_text).collect(),
+                other => vec![wire::id_text(&other)],
             };
-            let missing: Vec<&String> = wanted.iter().filter(|w| !listed.contains(w.as_str())).collect();
+            let missing: Vec<&String> = wanted.iter().filter(|w| !listed.contains(*w)).collect();
             state.judge(
                 &step.rule,
                 missing.is_empty(),
-                if missing.is_empty() { format!("all {} task(s) listed", wanted.len()) } else { format!("retrievable task(s) missing from tasks/list: {missing:?} ({} listed)", listed.len()) },
+                if missing.is_empty() {
+                    format!("all {} task(s) listed", wanted.len())
+                } else {
+                    format!(
+                        "retrievable task(s) missing from tasks/list: {missing:?} ({} listed)",
+                        listed.len()
+                    )
+                },
                 evidence.clone(),
             )?;
         }
         let all = Outcome::Result(json!({"tasks": tasks}));
-        self.judge_answer(&Step { rule: None, ..step.clone() }, &all, evidence, state)
+        self.judge_answer(
+            &Step {
+                rule: None,
+                ..step.clone()
+            },
+            &all,
+            evidence,
+            state,
+        )
     }
 }
 
 /// Runs one scenario against a fresh connection.
-pub async fn run_scenario<C: Connect>(connector: &C, scenario: &Scenario, limits: &Limits) -> ScenarioRun {
+pub async fn run_scenario<C: Connect>(
+    connector: &C,
+    scenario: &Scenario,
+    limits: &Limits,
+) -> ScenarioRun {
     let start = Instant::now();
     let mut run = ScenarioRun {
         id: scenario.id.clone(),
@@ -339,7 +511,13 @@ pub async fn run_scenario<C: Connect>(connector: &C, scenario: &Scenario, limits
         trace: Vec::new(),
         duration: Duration::ZERO,
     };
-    let all_rules = |verdict: Verdict, why: &str| scenario.rules.iter().map(|r| Check::with(r, verdict, why)).collect::<Vec<_>>();
+    let all_rules = |verdict: Verdict, why: &str| {
+        scenario
+            .rules
+            .iter()
+            .map(|r| Check::with(r, verdict, why))
+            .collect::<Vec<_>>()
+    };
     let conn = match connector.connect().await {
         Ok(c) => c,
         Err(e) => {
@@ -349,26 +527,48 @@ pub async fn run_scenario<C: Connect>(connector: &C, scenario: &Scenario, limits
         }
     };
     let session = Session::start(conn, limits.request);
-    let deadline = scenario.timeout_ms.map(Duration::from_millis).unwrap_or(limits.scenario);
+    let deadline = scenario
+        .timeout_ms
+        .map(Duration::from_millis)
+        .unwrap_or(limits.scenario);
     let body = async {
-        let caps = scenario.client_capabilities.clone().unwrap_or(json!({"elicitation": {}}));
+        let caps = scenario
+            .client_capabilities
+            .clone()
+            .unwrap_or(json!({"elicitation": {}}));
         let info = session.initialize(caps).await.map_err(Stop::Transport)?;
         run.server = Some(info.clone());
         if let Some(skip) = prerequisites(&session, scenario, &info).await? {
             return Ok(Body::Skipped(skip));
         }
-        let exec = Exec { session: &session, limits };
+        let exec = Exec {
+            session: &session,
+            limits,
+        };
         let mut state = State::default();
         let stopped = exec.run_steps(&scenario.steps, &mut state).await.err();
-        Ok::<_, Stop>(Body::Ran(state, stopped.map(|s| match s {
-            Stop::Prerequisite(why) => (Verdict::Untestable, format!("prerequisite failed: {why}")),
-            Stop::Transport(why) => (Verdict::Error, why),
-        })))
+        Ok::<_, Stop>(Body::Ran(
+            state,
+            stopped.map(|s| match s {
+                Stop::Prerequisite(why) => {
+                    (Verdict::Untestable, format!("prerequisite failed: {why}"))
+                }
+                Stop::Transport(why) => (Verdict::Error, why),
+            }),
+        ))
     };
     let outcome = match tokio::time::timeout(deadline, body).await {
         Ok(Ok(done)) => done,
-        Ok(Err(Stop::Transport(why) | Stop::Prerequisite(why))) => Body::Ran(State::default(), Some((Verdict::Error, why))),
-        Err(_) => Body::Ran(State::default(), Some((Verdict::Error, format!("scenario deadline of {} ms passed", deadline.as_millis())))),
+        Ok(Err(Stop::Transport(why) | Stop::Prerequisite(why))) => {
+            Body::Ran(State::default(), Some((Verdict::Error, why)))
+        }
+        Err(_) => Body::Ran(
+            State::default(),
+            Some((
+                Verdict::Error,
+                format!("scenario deadline of {} ms passed", deadline.as_millis()),
+            )),
+        ),
     };
     run.trace = session.trace.entries();
     drop(session);
@@ -384,7 +584,8 @@ pub async fn run_scenario<C: Connect>(connector: &C, scenario: &Scenario, limits
         }
     };
     if let Some(server) = &run.server {
-        run.checks.extend(monitor::judge(&run.trace, &server.capabilities));
+        run.checks
+            .extend(monitor::judge(&run.trace, &server.capabilities));
     }
     if let Some((Verdict::Error, why)) = &stopped {
         run.error = Some(why.clone());
@@ -407,18 +608,39 @@ enum Body {
 }
 
 /// Not-applicable for a missing capability, untestable for a missing fixture tool.
-async fn prerequisites(session: &Session, scenario: &Scenario, info: &ServerInfo) -> Result<Option<(Verdict, String)>, Stop> {
+async fn prerequisites(
+    session: &Session,
+    scenario: &Scenario,
+    info: &ServerInfo,
+) -> Result<Option<(Verdict, String)>, Stop> {
     let req = &scenario.requires;
-    if let Some(missing) = req.capabilities.iter().find(|c| !monitor::has_capability(&info.capabilities, c)) {
-        return Ok(Some((Verdict::NotApplicable, format!("the receiver does not declare {missing}"))));
+    if let Some(missing) = req
+        .capabilities
+        .iter()
+        .find(|c| !monitor::has_capability(&info.capabilities, c))
+    {
+        return Ok(Some((
+            Verdict::NotApplicable,
+            format!("the receiver does not declare {missing}"),
+        )));
     }
-    if let Some(present) = req.absent_capabilities.iter().find(|c| monitor::has_capability(&info.capabilities, c)) {
-        return Ok(Some((Verdict::NotApplicable, format!("applies only to receivers without {present}"))));
+    if let Some(present) = req
+        .absent_capabilities
+        .iter()
+        .find(|c| monitor::has_capability(&info.capabilities, c))
+    {
+        return Ok(Some((
+            Verdict::NotApplicable,
+            format!("applies only to receivers without {present}"),
+        )));
     }
     if !req.tools.is_empty() {
         let tools = list_tools(session).await?;
         if let Some(missing) = req.tools.iter().find(|t| !tools.contains(t)) {
-            return Ok(Some((Verdict::Untestable, format!("the receiver has no fixture tool {missing:?}"))));
+            return Ok(Some((
+                Verdict::Untestable,
+                format!("the receiver has no fixture tool {missing:?}"),
+            )));
         }
     }
     Ok(None)
@@ -429,13 +651,28 @@ async fn list_tools(session: &Session) -> Result<Vec<String>, Stop> {
     let mut names = Vec::new();
     let mut cursor: Option<Value> = None;
     for _ in 0..MAX_LIST_PAGES {
-        let params = cursor.as_ref().map(|c| json!({"cursor": c})).unwrap_or(json!({}));
-        let reply = session.request("tools/list", params, session.timeout).await?;
+        let params = cursor
+            .as_ref()
+            .map(|c| json!({"cursor": c}))
+            .unwrap_or(json!({}));
+        let reply = session
+            .request("tools/list", params, session.timeout)
+            .await?;
         let page = match reply.outcome {
             Outcome::Result(p) => p,
-            e @ Outcome::Error(_) => return Err(Stop::Prerequisite(format!("tools/list answered {}", describe(&e)))),
+            e @ Outcome::Error(_) => {
+                return Err(Stop::Prerequisite(format!(
+                    "tools/list answered {}",
+                    describe(&e)
+                )))
+            }
         };
-        for tool in page.get("tools").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
+        for tool in page
+            .get("tools")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
             names.extend(tool.get("name").and_then(Value::as_str).map(str::to_string));
         }
         cursor = page.get("nextCursor").filter(|c| !c.is_null()).cloned();

@@ -146,7 +146,12 @@ impl Session {
                 return Err(e);
             }
         };
-        if let Some(entry) = self.pending.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&id_key(&id)) {
+        if let Some(entry) = self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(&id_key(&id))
+        {
             entry.0 = asked;
         }
         let mut closed = self.closed.clone();
@@ -184,7 +189,9 @@ impl Session {
 
     /// Sends a notification.
     pub async fn notify(&self, method: &str, params: Value) -> Result<(), RequestError> {
-        self.send(wire::notification(method, &params)).await.map(|_| ())
+        self.send(wire::notification(method, &params))
+            .await
+            .map(|_| ())
     }
 
     /// Answers a request the receiver sent.
@@ -193,7 +200,11 @@ impl Session {
     }
 
     /// Waits for the next receiver request with this method, at most `timeout`.
-    pub async fn next_request(&self, method: &str, timeout: Duration) -> Result<ServerRequest, RequestError> {
+    pub async fn next_request(
+        &self,
+        method: &str,
+        timeout: Duration,
+    ) -> Result<ServerRequest, RequestError> {
         let deadline = tokio::time::Instant::now() + timeout;
         let (queue, notify) = &*self.requests;
         loop {
@@ -274,7 +285,10 @@ async fn route(
                 let seq = trace.record(Direction::In, Some(value), None);
                 match msg {
                     Message::Response { id, outcome } => {
-                        let waiter = pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&id_key(&id));
+                        let waiter = pending
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .remove(&id_key(&id));
                         if let Some((_, tx)) = waiter {
                             let _ = tx.send((seq, outcome));
                         }
@@ -289,7 +303,12 @@ async fn route(
                         queue
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
-                            .push_back(ServerRequest { id, method, params, seq });
+                            .push_back(ServerRequest {
+                                id,
+                                method,
+                                params,
+                                seq,
+                            });
                         notify.notify_waiters();
                     }
                     Message::Notification { .. } => {}
@@ -297,7 +316,9 @@ async fn route(
             }
             Incoming::Invalid { raw, error } => {
                 let seq = trace.record(Direction::In, None, Some(&raw));
-                close(format!("the receiver sent invalid output (trace #{seq}): {error}: {raw:?}"));
+                close(format!(
+                    "the receiver sent invalid output (trace #{seq}): {error}: {raw:?}"
+                ));
             }
             Incoming::Log(line) => {
                 trace.record(Direction::Stderr, None, Some(&line));

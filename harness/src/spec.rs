@@ -131,7 +131,11 @@ mod tests {
     fn requestor_rules_are_never_judged_on_receivers() {
         for r in catalogue() {
             if r.actor == Actor::Requestor {
-                assert!(matches!(r.status, Status::Requestor | Status::Info), "{}", r.id);
+                assert!(
+                    matches!(r.status, Status::Requestor | Status::Info),
+                    "{}",
+                    r.id
+                );
             }
             if r.status == Status::Requestor {
                 assert_eq!(r.actor, Actor::Requestor, "{}", r.id);

@@ -12,8 +12,15 @@ use time::format_description::well_known::Rfc3339;
 use tokio::sync::Semaphore;
 
 /// Runs every scenario, at most `jobs` at a time, each on a fresh connection.
-pub async fn run_all<C: Connect + 'static>(connector: Arc<C>, scenarios: Vec<Scenario>, limits: Limits, jobs: usize) -> RunReport {
-    let started = time::OffsetDateTime::now_utc().format(&Rfc3339).unwrap_or_default();
+pub async fn run_all<C: Connect + 'static>(
+    connector: Arc<C>,
+    scenarios: Vec<Scenario>,
+    limits: Limits,
+    jobs: usize,
+) -> RunReport {
+    let started = time::OffsetDateTime::now_utc()
+        .format(&Rfc3339)
+        .unwrap_or_default();
     let start = Instant::now();
     let gate = Arc::new(Semaphore::new(jobs.max(1)));
     let limits = Arc::new(limits);
@@ -22,7 +29,10 @@ pub async fn run_all<C: Connect + 'static>(connector: Arc<C>, scenarios: Vec<Sce
         .map(|scenario| {
             let (connector, gate, limits) = (connector.clone(), gate.clone(), limits.clone());
             tokio::spawn(async move {
-                let _permit = gate.acquire_owned().await.expect("the semaphore is never closed");
+                let _permit = gate
+                    .acquire_owned()
+                    .await
+                    .expect("the semaphore is never closed");
                 run_scenario(connector.as_ref(), &scenario, &limits).await
             })
         })
@@ -42,7 +52,13 @@ pub async fn run_all<C: Connect + 'static>(connector: Arc<C>, scenarios: Vec<Sce
             }),
         }
     }
-    RunReport { receiver: connector.describe(), transport: "stdio".into(), started, duration: start.elapsed(), scenarios: runs }
+    RunReport {
+        receiver: connector.describe(),
+        transport: "stdio".into(),
+        started,
+        duration: start.elapsed(),
+        scenarios: runs,
+    }
 }
 
 /// Writes every scenario's trace as JSON lines, each line tagged with its scenario.
@@ -50,7 +66,12 @@ pub fn write_trace(path: &Path, report: &RunReport) -> std::io::Result<()> {
     let all: Vec<Entry> = report
         .scenarios
         .iter()
-        .flat_map(|s| s.trace.iter().map(|e| Entry { scenario: Some(s.id.clone()), ..e.clone() }))
+        .flat_map(|s| {
+            s.trace.iter().map(|e| Entry {
+                scenario: Some(s.id.clone()),
+                ..e.clone()
+            })
+        })
         .collect();
     trace::write_jsonl(path, &all)
 }

@@ -63,11 +63,21 @@ pub struct Check {
 impl Check {
     /// A check judged by whether the rule held.
     pub fn judged(rule: &str, held: bool, message: impl Into<String>, evidence: Vec<u64>) -> Check {
-        Check { rule: rule.to_string(), verdict: Verdict::judged(rule, held), message: message.into(), evidence }
+        Check {
+            rule: rule.to_string(),
+            verdict: Verdict::judged(rule, held),
+            message: message.into(),
+            evidence,
+        }
     }
 
     /// A check with a fixed verdict (not-applicable, untestable, error).
     pub fn with(rule: &str, verdict: Verdict, message: impl Into<String>) -> Check {
-        Check { rule: rule.to_string(), verdict, message: message.into(), evidence: Vec::new() }
+        Check {
+            rule: rule.to_string(),
+            verdict,
+            message: message.into(),
+            evidence: Vec::new(),
+        }
     }
 }

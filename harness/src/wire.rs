@@ -165,11 +165,19 @@ pub fn error(id: &Value, code: i64, message: &str) -> Value {
 
 /// The related-task id in an object's `_meta`, if present and a string.
 pub fn related_task_id(object: &Value) -> Option<&str> {
-    object
-        .get("_meta")?
-        .get(RELATED_TASK)?
-        .get("taskId")?
-        .as_str()
+    related_task_value(object)?.as_str()
+}
+
+/// The related-task id in an object's `_meta`, whatever its JSON type.
+pub fn related_task_value(object: &Value) -> Option<&Value> {
+    object.get("_meta")?.get(RELATED_TASK)?.get("taskId")
+}
+
+/// A task id as text: a string as it is, any other JSON value as JSON (judged by tasks.id.string).
+pub fn id_text(id: &Value) -> String {
+    id.as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| id.to_string())
 }
 
 /// Whether an object's `_meta` has the related-task key at all.
@@ -191,21 +199,48 @@ mod tests {
         let (_, m) = decode(br#"{"jsonrpc":"2.0","method":"n"}"#, 100).unwrap();
         assert!(matches!(m, Message::Notification { .. }));
         let (_, m) = decode(br#"{"jsonrpc":"2.0","id":"a","result":{}}"#, 100).unwrap();
-        assert!(matches!(m, Message::Response { outcome: Outcome::Result(_), .. }));
-        let (_, m) =
-            decode(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":""}}"#, 100).unwrap();
-        assert!(matches!(m, Message::Response { outcome: Outcome::Error(_), .. }));
+        assert!(matches!(
+            m,
+            Message::Response {
+                outcome: Outcome::Result(_),
+                ..
+            }
+        ));
+        let (_, m) = decode(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":""}}"#,
+            100,
+        )
+        .unwrap();
+        assert!(matches!(
+            m,
+            Message::Response {
+                outcome: Outcome::Error(_),
+                ..
+            }
+        ));
     }
 
     #[test]
     fn rejects_what_is_not_json_rpc() {
-        assert_eq!(decode(b"xx", 1).unwrap_err(), DecodeError::TooLong { len: 2, limit: 1 });
+        assert_eq!(
+            decode(b"xx", 1).unwrap_err(),
+            DecodeError::TooLong { len: 2, limit: 1 }
+        );
         assert!(matches!(decode(b"\xff", 10), Err(DecodeError::NotUtf8)));
         assert!(matches!(decode(b"hello", 10), Err(DecodeError::NotJson(_))));
-        assert!(matches!(decode(b"[1]", 10), Err(DecodeError::NotJsonRpc(_))));
-        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":1}"#, 99), Err(DecodeError::NotJsonRpc(_))));
         assert!(matches!(
-            decode(br#"{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1}}"#, 99),
+            decode(b"[1]", 10),
+            Err(DecodeError::NotJsonRpc(_))
+        ));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":1}"#, 99),
+            Err(DecodeError::NotJsonRpc(_))
+        ));
+        assert!(matches!(
+            decode(
+                br#"{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1}}"#,
+                99
+            ),
             Err(DecodeError::NotJsonRpc(_))
         ));
     }

@@ -43,42 +43,44 @@ pub struct FaultInfo {
     pub name: &'static str,
     pub rules: &'static [&'static str],
     pub description: &'static str,
+    /// Rules the fault may also break, depending on timing (documented consequences).
+    pub may_also: &'static [&'static str],
 }
 
 use Fault::*;
 
 /// Every fault.
 pub const FAULTS: &[FaultInfo] = &[
-    FaultInfo { fault: NoTasksCapability, name: "no-tasks-capability", rules: &["tasks.capability.declare", "tasks.support.undeclared-processed-normally"], description: "declares no `tasks` capability but still creates tasks" },
-    FaultInfo { fault: ForbiddenAcceptsTask, name: "forbidden-accepts-task", rules: &["tasks.tool.forbidden-rejected"], description: "creates tasks for tools whose taskSupport is absent or forbidden" },
-    FaultInfo { fault: RequiredAcceptsPlain, name: "required-accepts-plain", rules: &["tasks.tool.required-without-task-rejected"], description: "runs `required` tools called without a task" },
-    FaultInfo { fault: CreateReturnsResult, name: "create-returns-result", rules: &["tasks.create.create-task-result"], description: "answers a task-augmented call with the tool result instead of a CreateTaskResult" },
-    FaultInfo { fault: SlowCreate, name: "slow-create", rules: &["tasks.create.prompt"], description: "sends the CreateTaskResult only after the work is done" },
-    FaultInfo { fault: NumericTaskId, name: "numeric-task-id", rules: &["tasks.id.string"], description: "task ids are JSON numbers" },
-    FaultInfo { fault: DuplicateTaskId, name: "duplicate-task-id", rules: &["tasks.id.unique"], description: "every second task reuses the previous task's id" },
-    FaultInfo { fault: InitialInputRequired, name: "initial-input-required", rules: &["tasks.lifecycle.initial-working"], description: "the CreateTaskResult reports `input_required`" },
-    FaultInfo { fault: TerminalStatusChanges, name: "terminal-status-changes", rules: &["tasks.lifecycle.terminal-final"], description: "a terminal task reports `working` from its second tasks/get on" },
-    FaultInfo { fault: NoInputRequired, name: "no-input-required", rules: &["tasks.input.move-to-input-required"], description: "stays `working` while waiting for an elicitation answer" },
-    FaultInfo { fault: ElicitWithoutRelatedTask, name: "elicit-without-related-task", rules: &["tasks.input.request-related-task"], description: "task elicitations carry no related-task `_meta`" },
-    FaultInfo { fault: StuckInputRequired, name: "stuck-input-required", rules: &["tasks.input.leave-after-input"], description: "stays `input_required` for 10 s after the answer arrived" },
-    FaultInfo { fault: CreatedAtNotRfc3339, name: "created-at-not-rfc3339", rules: &["tasks.ttl.created-at"], description: "`createdAt` is Unix milliseconds in a string" },
-    FaultInfo { fault: LastUpdatedAtMissing, name: "last-updated-at-missing", rules: &["tasks.ttl.last-updated-at"], description: "tasks have no `lastUpdatedAt`" },
-    FaultInfo { fault: CreatedAtDrifts, name: "created-at-drifts", rules: &["tasks.ttl.created-at-constant"], description: "`createdAt` moves one second earlier with every report" },
-    FaultInfo { fault: LastUpdatedGoesBack, name: "last-updated-goes-back", rules: &["tasks.ttl.last-updated-monotonic"], description: "`lastUpdatedAt` in tasks/get moves 1 ms earlier with every call" },
-    FaultInfo { fault: GetOmitsTtl, name: "get-omits-ttl", rules: &["tasks.ttl.get-includes-ttl"], description: "tasks/get results have no `ttl`" },
-    FaultInfo { fault: ResultReturnsTask, name: "result-returns-task", rules: &["tasks.result.terminal-returns-final"], description: "tasks/result on a terminal task returns the Task, not the outcome" },
-    FaultInfo { fault: ResultNotBlocking, name: "result-not-blocking", rules: &["tasks.result.blocks"], description: "tasks/result on an unfinished task fails at once instead of blocking" },
-    FaultInfo { fault: ResultErrorAsSuccess, name: "result-error-as-success", rules: &["tasks.result.exact"], description: "tasks/result turns the underlying JSON-RPC error into an `isError` result" },
-    FaultInfo { fault: ResultWithoutRelatedTask, name: "result-without-related-task", rules: &["tasks.meta.result-related-task"], description: "tasks/result results carry no related-task `_meta`" },
-    FaultInfo { fault: GetWithRelatedTask, name: "get-with-related-task", rules: &["tasks.meta.no-related-task-in-results"], description: "tasks/get results carry related-task `_meta`" },
-    FaultInfo { fault: TrustRequestMeta, name: "trust-request-meta", rules: &["tasks.meta.ignore-request-related-task"], description: "tasks/get, tasks/result and tasks/cancel follow related-task `_meta` over `params.taskId`" },
-    FaultInfo { fault: StatusNotificationWithRelatedTask, name: "status-notification-with-related-task", rules: &["tasks.notify.no-related-task"], description: "status notifications carry related-task `_meta`" },
-    FaultInfo { fault: ListHidesTask, name: "list-hides-task", rules: &["tasks.list.contains-retrievable"], description: "tasks/list leaves out the newest task" },
-    FaultInfo { fault: UnknownTaskWrongCode, name: "unknown-task-wrong-code", rules: &["tasks.errors.unknown-task-id"], description: "unknown task ids get -32600 instead of -32602" },
-    FaultInfo { fault: BadCursorAccepted, name: "bad-cursor-accepted", rules: &["tasks.errors.bad-cursor"], description: "an unknown cursor returns the first page" },
-    FaultInfo { fault: CancelTerminalOk, name: "cancel-terminal-ok", rules: &["tasks.cancel.terminal-rejected"], description: "cancelling a terminal task succeeds" },
-    FaultInfo { fault: CancelReportsWorking, name: "cancel-reports-working", rules: &["tasks.cancel.cancelled-before-response"], description: "tasks/cancel answers with the old status and cancels 200 ms later" },
-    FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled", "tasks.lifecycle.terminal-final"], description: "a cancelled task's work goes on and marks it `completed`" },
+    FaultInfo { fault: NoTasksCapability, name: "no-tasks-capability", rules: &["tasks.capability.declare", "tasks.support.undeclared-processed-normally"], description: "declares no `tasks` capability but still creates tasks", may_also: &[] },
+    FaultInfo { fault: ForbiddenAcceptsTask, name: "forbidden-accepts-task", rules: &["tasks.tool.forbidden-rejected"], description: "creates tasks for tools whose taskSupport is absent or forbidden", may_also: &[] },
+    FaultInfo { fault: RequiredAcceptsPlain, name: "required-accepts-plain", rules: &["tasks.tool.required-without-task-rejected"], description: "runs `required` tools called without a task", may_also: &[] },
+    FaultInfo { fault: CreateReturnsResult, name: "create-returns-result", rules: &["tasks.create.create-task-result"], description: "answers a task-augmented call with the tool result instead of a CreateTaskResult", may_also: &[] },
+    FaultInfo { fault: SlowCreate, name: "slow-create", rules: &["tasks.create.prompt"], description: "sends the CreateTaskResult 1200 ms after accepting the task", may_also: &[] },
+    FaultInfo { fault: NumericTaskId, name: "numeric-task-id", rules: &["tasks.id.string"], description: "task ids are JSON numbers", may_also: &[] },
+    FaultInfo { fault: DuplicateTaskId, name: "duplicate-task-id", rules: &["tasks.id.unique", "tasks.ttl.created-at-constant"], description: "every second task reuses the previous task's id (so the id's createdAt changes too)", may_also: &["tasks.lifecycle.terminal-final"] },
+    FaultInfo { fault: InitialInputRequired, name: "initial-input-required", rules: &["tasks.lifecycle.initial-working"], description: "the CreateTaskResult reports `input_required`", may_also: &[] },
+    FaultInfo { fault: TerminalStatusChanges, name: "terminal-status-changes", rules: &["tasks.lifecycle.terminal-final"], description: "a completed task reports `working` from its second tasks/get on", may_also: &[] },
+    FaultInfo { fault: NoInputRequired, name: "no-input-required", rules: &["tasks.input.move-to-input-required"], description: "stays `working` while waiting for an elicitation answer", may_also: &[] },
+    FaultInfo { fault: ElicitWithoutRelatedTask, name: "elicit-without-related-task", rules: &["tasks.input.request-related-task"], description: "task elicitations carry no related-task `_meta`", may_also: &[] },
+    FaultInfo { fault: StuckInputRequired, name: "stuck-input-required", rules: &["tasks.input.leave-after-input"], description: "stays `input_required` for 6 s after the answer arrived", may_also: &[] },
+    FaultInfo { fault: CreatedAtNotRfc3339, name: "created-at-not-rfc3339", rules: &["tasks.ttl.created-at"], description: "`createdAt` is Unix milliseconds in a string", may_also: &[] },
+    FaultInfo { fault: LastUpdatedAtMissing, name: "last-updated-at-missing", rules: &["tasks.ttl.last-updated-at"], description: "tasks have no `lastUpdatedAt`", may_also: &[] },
+    FaultInfo { fault: CreatedAtDrifts, name: "created-at-drifts", rules: &["tasks.ttl.created-at-constant"], description: "`createdAt` moves one second earlier with every report", may_also: &[] },
+    FaultInfo { fault: LastUpdatedGoesBack, name: "last-updated-goes-back", rules: &["tasks.ttl.last-updated-monotonic"], description: "`lastUpdatedAt` in tasks/get moves 1 ms earlier with every call", may_also: &[] },
+    FaultInfo { fault: GetOmitsTtl, name: "get-omits-ttl", rules: &["tasks.ttl.get-includes-ttl"], description: "tasks/get results have no `ttl`", may_also: &[] },
+    FaultInfo { fault: ResultReturnsTask, name: "result-returns-task", rules: &["tasks.result.terminal-returns-final", "tasks.result.exact"], description: "tasks/result on a terminal task returns the Task, not the outcome (so not the exact result either)", may_also: &[] },
+    FaultInfo { fault: ResultNotBlocking, name: "result-not-blocking", rules: &["tasks.result.blocks"], description: "tasks/result on an unfinished task fails at once instead of blocking", may_also: &[] },
+    FaultInfo { fault: ResultErrorAsSuccess, name: "result-error-as-success", rules: &["tasks.result.exact"], description: "tasks/result turns the underlying JSON-RPC error into an `isError` result", may_also: &[] },
+    FaultInfo { fault: ResultWithoutRelatedTask, name: "result-without-related-task", rules: &["tasks.meta.result-related-task"], description: "tasks/result results carry no related-task `_meta`", may_also: &[] },
+    FaultInfo { fault: GetWithRelatedTask, name: "get-with-related-task", rules: &["tasks.meta.no-related-task-in-results"], description: "tasks/get results carry related-task `_meta`", may_also: &[] },
+    FaultInfo { fault: TrustRequestMeta, name: "trust-request-meta", rules: &["tasks.meta.ignore-request-related-task"], description: "tasks/get, tasks/result and tasks/cancel follow related-task `_meta` over `params.taskId`", may_also: &[] },
+    FaultInfo { fault: StatusNotificationWithRelatedTask, name: "status-notification-with-related-task", rules: &["tasks.notify.no-related-task"], description: "status notifications carry related-task `_meta`", may_also: &[] },
+    FaultInfo { fault: ListHidesTask, name: "list-hides-task", rules: &["tasks.list.contains-retrievable"], description: "tasks/list leaves out the newest task", may_also: &[] },
+    FaultInfo { fault: UnknownTaskWrongCode, name: "unknown-task-wrong-code", rules: &["tasks.errors.unknown-task-id"], description: "unknown task ids get -32600 instead of -32602", may_also: &[] },
+    FaultInfo { fault: BadCursorAccepted, name: "bad-cursor-accepted", rules: &["tasks.errors.bad-cursor"], description: "an unknown cursor returns the first page", may_also: &[] },
+    FaultInfo { fault: CancelTerminalOk, name: "cancel-terminal-ok", rules: &["tasks.cancel.terminal-rejected"], description: "cancelling a terminal task succeeds", may_also: &[] },
+    FaultInfo { fault: CancelReportsWorking, name: "cancel-reports-working", rules: &["tasks.cancel.cancelled-before-response"], description: "tasks/cancel answers with the old status and cancels 200 ms later", may_also: &[] },
+    FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled", "tasks.lifecycle.terminal-final"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &[] },
 ];
 
 /// Looks a fault up by name.
@@ -95,7 +97,11 @@ impl Faults {
     pub fn from_names(names: &[String]) -> Result<Faults, String> {
         names
             .iter()
-            .map(|n| by_name(n).map(|f| f.fault).ok_or_else(|| format!("unknown fault {n:?} (see `taskcheck reference --list-faults`)")))
+            .map(|n| {
+                by_name(n).map(|f| f.fault).ok_or_else(|| {
+                    format!("unknown fault {n:?} (see `taskcheck reference --list-faults`)")
+                })
+            })
             .collect::<Result<_, _>>()
             .map(Faults)
     }

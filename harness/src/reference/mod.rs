@@ -61,16 +61,29 @@ impl Reference {
         self.store.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// A task id as it appears on the wire (a number under the numeric-task-id fault).
+    fn wire_id(&self, id: &str) -> Value {
+        match id.parse::<u64>() {
+            Ok(n) if self.faults.has(Fault::NumericTaskId) => json!(n),
+            _ => json!(id),
+        }
+    }
+
+    /// `_meta` associating a message with a task.
+    fn related_meta(&self, id: &str) -> Value {
+        json!({ wire::RELATED_TASK: {"taskId": self.wire_id(id)} })
+    }
+
     /// Renders a task as the wire Task object.
     fn render(&self, t: &mut TaskRecord, view: View) -> Value {
         t.reports += 1;
         let f = &self.faults;
-        let id = if f.has(Fault::NumericTaskId) { json!(t.id.parse::<u64>().unwrap_or(0)) } else { json!(t.id) };
+        let id = self.wire_id(&t.id);
         let mut status = t.status;
         if view == View::Create && f.has(Fault::InitialInputRequired) {
             status = TaskStatus::InputRequired;
         }
-        if view == View::Get && t.status.is_terminal() {
+        if view == View::Get && t.status == TaskStatus::Completed {
             t.terminal_gets += 1;
             if f.has(Fault::TerminalStatusChanges) && t.terminal_gets > 1 {
                 status = TaskStatus::Working;
@@ -115,18 +128,25 @@ impl Reference {
         let Some(t) = store.get(id) else { return };
         let mut params = self.render(t, View::Other);
         if self.faults.has(Fault::StatusNotificationWithRelatedTask) {
-            params["_meta"] = json!({ wire::RELATED_TASK: {"taskId": id} });
+            params["_meta"] = self.related_meta(id);
         }
         self.send(wire::notification("notifications/tasks/status", &params));
     }
 
     /// Sends a request to the requestor and waits for its answer.
     async fn call_client(&self, method: &str, params: Value) -> Result<Value, String> {
-        let id = json!(format!("ref-{}", self.next_call.fetch_add(1, Ordering::Relaxed)));
+        let id = json!(format!(
+            "ref-{}",
+            self.next_call.fetch_add(1, Ordering::Relaxed)
+        ));
         let (tx, rx) = oneshot::channel();
-        self.calls.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string(), tx);
+        self.calls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string(), tx);
         self.send(wire::request(&id, method, &params));
-        rx.await.map_err(|_| "the requestor went away".to_string())?
+        rx.await
+            .map_err(|_| "the requestor went away".to_string())?
     }
 
     fn task_id_param(&self, params: &Value) -> Result<String, (i64, String)> {
@@ -143,7 +163,11 @@ impl Reference {
     }
 
     fn not_found(&self, id: &str) -> (i64, String) {
-        let code = if self.faults.has(Fault::UnknownTaskWrongCode) { code::INVALID_REQUEST } else { code::INVALID_PARAMS };
+        let code = if self.faults.has(Fault::UnknownTaskWrongCode) {
+            code::INVALID_REQUEST
+        } else {
+            code::INVALID_PARAMS
+        };
         (code, format!("Task not found: {id:?}"))
     }
 
@@ -168,7 +192,9 @@ impl Reference {
     fn initialize(&self) -> Value {
         let mut caps = fixtures::server_capabilities();
         if self.faults.has(Fault::NoTasksCapability) {
-            caps.as_object_mut().expect("capabilities are an object").remove("tasks");
+            caps.as_object_mut()
+                .expect("capabilities are an object")
+                .remove("tasks");
         }
         json!({
             "protocolVersion": PROTOCOL_VERSION,
@@ -179,23 +205,42 @@ impl Reference {
     }
 
     async fn tools_call(self: &Arc<Self>, params: Value) -> Reply {
-        let name = params.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
-        let fixture = fixtures::find(&name).ok_or_else(|| invalid(format!("Unknown tool: {name:?}")))?;
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let fixture =
+            fixtures::find(&name).ok_or_else(|| invalid(format!("Unknown tool: {name:?}")))?;
         let args = params.get("arguments").cloned().unwrap_or(json!({}));
-        let ctx = |task_id| tools::RunContext { task_id, progress_token: params.pointer("/_meta/progressToken").cloned() };
+        let ctx = |task_id| tools::RunContext {
+            task_id,
+            progress_token: params.pointer("/_meta/progressToken").cloned(),
+        };
         let support = fixture.task_support.unwrap_or("forbidden");
         let Some(task) = params.get("task") else {
             if support == "required" && !self.faults.has(Fault::RequiredAcceptsPlain) {
-                return Err((code::METHOD_NOT_FOUND, format!("Tool {name:?} requires task augmentation")));
+                return Err((
+                    code::METHOD_NOT_FOUND,
+                    format!("Tool {name:?} requires task augmentation"),
+                ));
             }
-            return tools::run(self, &name, &args, &ctx(None)).await.map_err(error_pair);
+            return tools::run(self, &name, &args, &ctx(None))
+                .await
+                .map_err(error_pair);
         };
         if support == "forbidden" && !self.faults.has(Fault::ForbiddenAcceptsTask) {
-            return Err((code::METHOD_NOT_FOUND, format!("Tool {name:?} does not support task augmentation")));
+            return Err((
+                code::METHOD_NOT_FOUND,
+                format!("Tool {name:?} does not support task augmentation"),
+            ));
         }
         let requested_ttl = match task.get("ttl") {
             None | Some(Value::Null) => None,
-            Some(v) => Some(v.as_u64().ok_or_else(|| invalid("`task.ttl` must be a non-negative integer"))?),
+            Some(v) => Some(
+                v.as_u64()
+                    .ok_or_else(|| invalid("`task.ttl` must be a non-negative integer"))?,
+            ),
         };
         if !task.is_object() {
             return Err(invalid("`task` must be an object"));
@@ -240,7 +285,7 @@ impl Reference {
             return self.outcome_of(&task_id);
         }
         if self.faults.has(Fault::SlowCreate) {
-            let _ = handle.await;
+            tokio::time::sleep(Duration::from_millis(1200)).await;
         }
         Ok(created)
     }
@@ -250,9 +295,20 @@ impl Reference {
         let mut store = self.lock();
         let force = self.faults.has(Fault::CancelledTaskCompletes);
         let (status, message, stored) = match outcome {
-            Ok(r) if r.get("isError") == Some(&Value::Bool(true)) => (TaskStatus::Failed, Some("the tool reported an error (isError: true)".to_string()), TaskOutcome::Result(r)),
+            Ok(r) if r.get("isError") == Some(&Value::Bool(true)) => (
+                TaskStatus::Failed,
+                Some("the tool reported an error (isError: true)".to_string()),
+                TaskOutcome::Result(r),
+            ),
             Ok(r) => (TaskStatus::Completed, None, TaskOutcome::Result(r)),
-            Err(e) => (TaskStatus::Failed, Some(format!("the request failed: {}", e.get("message").and_then(Value::as_str).unwrap_or("error"))), TaskOutcome::Error(e)),
+            Err(e) => (
+                TaskStatus::Failed,
+                Some(format!(
+                    "the request failed: {}",
+                    e.get("message").and_then(Value::as_str).unwrap_or("error")
+                )),
+                TaskOutcome::Error(e),
+            ),
         };
         if let Some(t) = store.get(id) {
             if t.status.is_terminal() && !force {
@@ -269,7 +325,7 @@ impl Reference {
     fn outcome_of(&self, id: &str) -> Reply {
         let mut store = self.lock();
         let t = store.get(id).ok_or_else(|| self.not_found(id))?;
-        let meta = json!({ wire::RELATED_TASK: {"taskId": id} });
+        let meta = self.related_meta(id);
         let with_meta = |mut v: Value| {
             if !self.faults.has(Fault::ResultWithoutRelatedTask) {
                 if let Some(o) = v.as_object_mut() {
@@ -285,10 +341,15 @@ impl Reference {
             Some(TaskOutcome::Result(r)) => Ok(with_meta(r)),
             Some(TaskOutcome::Error(e)) if self.faults.has(Fault::ResultErrorAsSuccess) => {
                 let text = e.get("message").cloned().unwrap_or(json!("error"));
-                Ok(with_meta(json!({"content": [{"type": "text", "text": text}], "isError": true})))
+                Ok(with_meta(
+                    json!({"content": [{"type": "text", "text": text}], "isError": true}),
+                ))
             }
             Some(TaskOutcome::Error(e)) => Err(error_pair(e)),
-            None => Err((code::INTERNAL_ERROR, format!("Task {id:?} was cancelled before it produced a result"))),
+            None => Err((
+                code::INTERNAL_ERROR,
+                format!("Task {id:?} was cancelled before it produced a result"),
+            )),
         }
     }
 
@@ -298,7 +359,7 @@ impl Reference {
         let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;
         let mut task = self.render(t, View::Get);
         if self.faults.has(Fault::GetWithRelatedTask) {
-            task["_meta"] = json!({ wire::RELATED_TASK: {"taskId": id} });
+            task["_meta"] = self.related_meta(&id);
         }
         Ok(task)
     }
@@ -310,7 +371,7 @@ impl Reference {
             let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;
             if t.status.is_terminal() && self.faults.has(Fault::ResultReturnsTask) {
                 let mut task = self.render(t, View::Other);
-                task["_meta"] = json!({ wire::RELATED_TASK: {"taskId": id} });
+                task["_meta"] = self.related_meta(&id);
                 return Ok(task);
             }
             if !t.status.is_terminal() && self.faults.has(Fault::ResultNotBlocking) {
@@ -331,10 +392,21 @@ impl Reference {
         let mut store = self.lock();
         let (ids, next) = match store.page(cursor) {
             Some(page) => page,
-            None if self.faults.has(Fault::BadCursorAccepted) => store.page(None).expect("the first page always exists"),
-            None => return Err(invalid(format!("Invalid cursor: {:?}", cursor.unwrap_or_default()))),
+            None if self.faults.has(Fault::BadCursorAccepted) => {
+                store.page(None).expect("the first page always exists")
+            }
+            None => {
+                return Err(invalid(format!(
+                    "Invalid cursor: {:?}",
+                    cursor.unwrap_or_default()
+                )))
+            }
         };
-        let hidden = self.faults.has(Fault::ListHidesTask).then(|| store.newest().cloned()).flatten();
+        let hidden = self
+            .faults
+            .has(Fault::ListHidesTask)
+            .then(|| store.newest().cloned())
+            .flatten();
         let mut tasks = Vec::new();
         for id in ids.iter().filter(|id| Some(*id) != hidden.as_ref()) {
             if let Some(t) = store.get(id) {
@@ -356,7 +428,10 @@ impl Reference {
             if self.faults.has(Fault::CancelTerminalOk) {
                 return Ok(self.render(t, View::Other));
             }
-            return Err(invalid(format!("Cannot cancel task {id:?}: already in terminal status {:?}", t.status.as_str())));
+            return Err(invalid(format!(
+                "Cannot cancel task {id:?}: already in terminal status {:?}",
+                t.status.as_str()
+            )));
         }
         if self.faults.has(Fault::CancelReportsWorking) {
             let answer = self.render(t, View::Other);
@@ -376,14 +451,22 @@ impl Reference {
 
     fn cancel_now(&self, id: &str) {
         let cancel = self.lock().get(id).map(|t| t.cancel.clone());
-        self.set_status(id, TaskStatus::Cancelled, Some("The task was cancelled by request.".into()));
+        self.set_status(
+            id,
+            TaskStatus::Cancelled,
+            Some("The task was cancelled by request.".into()),
+        );
         if let Some(c) = cancel {
             c.notify_one();
         }
     }
 
     fn answer_call(&self, id: &Value, outcome: Outcome) {
-        let waiter = self.calls.lock().unwrap_or_else(|p| p.into_inner()).remove(&id.to_string());
+        let waiter = self
+            .calls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id.to_string());
         if let Some(tx) = waiter {
             let _ = tx.send(match outcome {
                 Outcome::Result(r) => Ok(r),
@@ -394,8 +477,17 @@ impl Reference {
 }
 
 fn error_pair(e: Value) -> (i64, String) {
-    let code = e.get("code").and_then(Value::as_i64).unwrap_or(code::INTERNAL_ERROR);
-    (code, e.get("message").and_then(Value::as_str).unwrap_or("error").to_string())
+    let code = e
+        .get("code")
+        .and_then(Value::as_i64)
+        .unwrap_or(code::INTERNAL_ERROR);
+    (
+        code,
+        e.get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("error")
+            .to_string(),
+    )
 }
 
 /// Serves the reference receiver on stdin/stdout until stdin closes.
@@ -411,7 +503,13 @@ pub async fn serve_stdio(faults: Faults) -> std::io::Result<()> {
             }
         }
     });
-    let server = Arc::new(Reference { faults, store: Mutex::default(), out, calls: Mutex::default(), next_call: AtomicU64::new(0) });
+    let server = Arc::new(Reference {
+        faults,
+        store: Mutex::default(),
+        out,
+        calls: Mutex::default(),
+        next_call: AtomicU64::new(0),
+    });
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {

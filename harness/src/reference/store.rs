@@ -102,10 +102,18 @@ impl Store {
         self.tasks.get_mut(id)
     }
 
-    /// Moves a task to a new status, unless it is already terminal; returns whether it moved.
-    pub fn transition(&mut self, id: &str, status: TaskStatus, message: Option<String>, force: bool) -> bool {
-        let Some(t) = self.tasks.get_mut(id) else { return false };
-        if !force && !(t.status == status || t.status.may_become(status)) {
+    /// Moves a task along a valid transition (any, when forced); returns whether it moved.
+    pub fn transition(
+        &mut self,
+        id: &str,
+        status: TaskStatus,
+        message: Option<String>,
+        force: bool,
+    ) -> bool {
+        let Some(t) = self.tasks.get_mut(id) else {
+            return false;
+        };
+        if !(force || t.status.may_become(status)) {
             return false;
         }
         t.status = status;
@@ -124,7 +132,12 @@ impl Store {
             Some(c) => *self.cursors.get(c)?,
         };
         let now = OffsetDateTime::now_utc();
-        let live: Vec<String> = self.order.iter().filter(|id| self.tasks.get(*id).is_some_and(|t| !t.expired(now))).cloned().collect();
+        let live: Vec<String> = self
+            .order
+            .iter()
+            .filter(|id| self.tasks.get(*id).is_some_and(|t| !t.expired(now)))
+            .cloned()
+            .collect();
         let page: Vec<String> = live.iter().skip(start).take(PAGE_SIZE).cloned().collect();
         let next = (start + PAGE_SIZE < live.len()).then(|| {
             let token = uuid::Uuid::new_v4().simple().to_string();

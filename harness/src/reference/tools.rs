@@ -19,39 +19,56 @@ fn text(s: impl Into<String>) -> Value {
 }
 
 /// Runs a fixture tool to its outcome: Ok(CallToolResult) or Err(JSON-RPC error object).
-pub async fn run(server: &Arc<Reference>, tool: &str, args: &Value, ctx: &RunContext) -> Result<Value, Value> {
+pub async fn run(
+    server: &Arc<Reference>,
+    tool: &str,
+    args: &Value,
+    ctx: &RunContext,
+) -> Result<Value, Value> {
     let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
     let pause = || tokio::time::sleep(Duration::from_millis(ms));
     match tool {
-        "sync_echo" | "forbidden_echo" => Ok(text(args.get("text").and_then(Value::as_str).unwrap_or_default())),
+        "sync_echo" | "forbidden_echo" => Ok(text(
+            args.get("text").and_then(Value::as_str).unwrap_or_default(),
+        )),
         "optional_sleep" | "required_sleep" => {
             pause().await;
             Ok(text(format!("slept {ms}")))
         }
         "tool_error" => {
             pause().await;
-            Ok(json!({"content": [{"type": "text", "text": "tool_error fixture failed as asked"}], "isError": true}))
+            Ok(
+                json!({"content": [{"type": "text", "text": "tool_error fixture failed as asked"}], "isError": true}),
+            )
         }
         "protocol_error" => {
             pause().await;
-            Err(json!({"code": code::INTERNAL_ERROR, "message": "protocol_error fixture: internal error as asked"}))
+            Err(
+                json!({"code": code::INTERNAL_ERROR, "message": "protocol_error fixture: internal error as asked"}),
+            )
         }
         "elicit_input" => elicit(server, ctx).await,
         "progress_sleep" => {
-            let steps = args.get("steps").and_then(Value::as_u64).unwrap_or(3).clamp(1, 1000);
+            let steps = args
+                .get("steps")
+                .and_then(Value::as_u64)
+                .unwrap_or(3)
+                .clamp(1, 1000);
             for i in 1..=steps {
                 tokio::time::sleep(Duration::from_millis(ms / steps)).await;
                 if let Some(token) = &ctx.progress_token {
                     let mut params = json!({"progressToken": token, "progress": i, "total": steps});
                     if let Some(id) = &ctx.task_id {
-                        params["_meta"] = json!({ wire::RELATED_TASK: {"taskId": id} });
+                        params["_meta"] = server.related_meta(id);
                     }
                     server.send(wire::notification("notifications/progress", &params));
                 }
             }
             Ok(text(format!("slept {ms}")))
         }
-        other => Err(json!({"code": code::INVALID_PARAMS, "message": format!("unknown tool {other:?}")})),
+        other => {
+            Err(json!({"code": code::INVALID_PARAMS, "message": format!("unknown tool {other:?}")}))
+        }
     }
 }
 
@@ -63,22 +80,32 @@ async fn elicit(server: &Arc<Reference>, ctx: &RunContext) -> Result<Value, Valu
     });
     if let Some(id) = &ctx.task_id {
         if !server.faults.has(Fault::ElicitWithoutRelatedTask) {
-            params["_meta"] = json!({ wire::RELATED_TASK: {"taskId": id} });
+            params["_meta"] = server.related_meta(id);
         }
         if !server.faults.has(Fault::NoInputRequired) {
-            server.set_status(id, TaskStatus::InputRequired, Some("waiting for the elicitation answer".into()));
+            server.set_status(
+                id,
+                TaskStatus::InputRequired,
+                Some("waiting for the elicitation answer".into()),
+            );
         }
     }
     let answer = server.call_client("elicitation/create", params).await;
     if let Some(id) = &ctx.task_id {
         if server.faults.has(Fault::StuckInputRequired) {
-            tokio::time::sleep(Duration::from_secs(10)).await;
+            tokio::time::sleep(Duration::from_secs(6)).await;
         }
         server.set_status(id, TaskStatus::Working, None);
     }
-    let answer = answer.map_err(|e| json!({"code": code::INTERNAL_ERROR, "message": format!("elicitation failed: {e}")}))?;
+    let answer = answer.map_err(
+        |e| json!({"code": code::INTERNAL_ERROR, "message": format!("elicitation failed: {e}")}),
+    )?;
     Ok(text(match answer.get("action").and_then(Value::as_str) {
-        Some("accept") => answer.pointer("/content/answer").and_then(Value::as_str).unwrap_or_default().to_string(),
+        Some("accept") => answer
+            .pointer("/content/answer")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
         Some("decline") => "declined".into(),
         _ => "cancelled".into(),
     }))

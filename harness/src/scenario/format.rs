@@ -67,15 +67,35 @@ pub struct Step {
 #[derive(Debug, Clone, PartialEq)]
 pub enum StepKind {
     /// Send a request. `repeat` sends it that many times, captures collecting into arrays.
-    Send { method: String, params: Value, repeat: Option<u32>, within: Option<Within>, save: Option<String> },
-    Notify { method: String, params: Value },
+    Send {
+        method: String,
+        params: Value,
+        repeat: Option<u32>,
+        within: Option<Within>,
+        save: Option<String>,
+    },
+    Notify {
+        method: String,
+        params: Value,
+    },
     /// Poll a task with tasks/get until its status is one of `until`.
-    Poll { task: String, until: Vec<String>, capture: Option<String> },
-    Wait { ms: u64 },
+    Poll {
+        task: String,
+        until: Vec<String>,
+        capture: Option<String>,
+    },
+    Wait {
+        ms: u64,
+    },
     /// Wait for a receiver request of this method, judge it with `expect`, answer with `reply`.
-    Answer { method: String, reply: Value },
+    Answer {
+        method: String,
+        reply: Value,
+    },
     /// Walk tasks/list through every cursor; the answer judged is `{tasks: [...]}` of all pages.
-    WalkList { contains: Option<String> },
+    WalkList {
+        contains: Option<String>,
+    },
     Parallel(Vec<Step>),
     Sequence(Vec<Step>),
 }
@@ -160,7 +180,13 @@ pub struct WalkList {
     pub contains: Option<String>,
 }
 
-const STATUSES: [&str; 5] = ["working", "input_required", "completed", "failed", "cancelled"];
+const STATUSES: [&str; 5] = [
+    "working",
+    "input_required",
+    "completed",
+    "failed",
+    "cancelled",
+];
 
 impl TryFrom<RawStep> for Step {
     type Error = String;
@@ -181,11 +207,28 @@ impl TryFrom<RawStep> for Step {
         .collect();
         let kind_name = match kinds.as_slice() {
             [one] => *one,
-            [] => return Err("a step needs one of send, notify, poll, wait, answer, walk_list, parallel, steps".into()),
-            many => return Err(format!("a step takes exactly one kind, found {}", many.join(", "))),
+            [] => return Err(
+                "a step needs one of send, notify, poll, wait, answer, walk_list, parallel, steps"
+                    .into(),
+            ),
+            many => {
+                return Err(format!(
+                    "a step takes exactly one kind, found {}",
+                    many.join(", ")
+                ))
+            }
         };
         let allowed: &[&str] = match kind_name {
-            "send" => &["params", "repeat", "within", "save", "rule", "expect", "checks", "timeout_ms"],
+            "send" => &[
+                "params",
+                "repeat",
+                "within",
+                "save",
+                "rule",
+                "expect",
+                "checks",
+                "timeout_ms",
+            ],
             "notify" => &["params"],
             "poll" => &["until", "capture", "rule", "timeout_ms"],
             "wait" => &[],
@@ -224,33 +267,69 @@ impl TryFrom<RawStep> for Step {
                 within: raw.within,
                 save: raw.save,
             },
-            "notify" => StepKind::Notify { method: raw.notify.unwrap_or_default(), params },
+            "notify" => StepKind::Notify {
+                method: raw.notify.unwrap_or_default(),
+                params,
+            },
             "poll" => {
-                let until = raw.until.ok_or("a poll step needs `until`: the statuses to wait for")?;
+                let until = raw
+                    .until
+                    .ok_or("a poll step needs `until`: the statuses to wait for")?;
                 if let Some(bad) = until.iter().find(|s| !STATUSES.contains(&s.as_str())) {
-                    return Err(format!("unknown status {bad:?} in `until` (one of {})", STATUSES.join(", ")));
+                    return Err(format!(
+                        "unknown status {bad:?} in `until` (one of {})",
+                        STATUSES.join(", ")
+                    ));
                 }
-                StepKind::Poll { task: raw.poll.unwrap_or_default(), until, capture: raw.capture }
+                StepKind::Poll {
+                    task: raw.poll.unwrap_or_default(),
+                    until,
+                    capture: raw.capture,
+                }
             }
-            "wait" => StepKind::Wait { ms: raw.wait.unwrap_or_default() },
+            "wait" => StepKind::Wait {
+                ms: raw.wait.unwrap_or_default(),
+            },
             "answer" => StepKind::Answer {
                 method: raw.answer.unwrap_or_default(),
-                reply: raw.reply.ok_or("an answer step needs `reply`: the result to send")?,
+                reply: raw
+                    .reply
+                    .ok_or("an answer step needs `reply`: the result to send")?,
             },
-            "walk_list" => StepKind::WalkList { contains: raw.walk_list.and_then(|w| w.contains) },
+            "walk_list" => StepKind::WalkList {
+                contains: raw.walk_list.and_then(|w| w.contains),
+            },
             "parallel" => StepKind::Parallel(raw.parallel.unwrap_or_default()),
             _ => StepKind::Sequence(raw.steps.unwrap_or_default()),
         };
-        Ok(Step { kind, rule: raw.rule, expect: raw.expect, checks: raw.checks, timeout_ms: raw.timeout_ms })
+        Ok(Step {
+            kind,
+            rule: raw.rule,
+            expect: raw.expect,
+            checks: raw.checks,
+            timeout_ms: raw.timeout_ms,
+        })
     }
 }
 
 impl From<Step> for RawStep {
     fn from(step: Step) -> RawStep {
         let params = |p: Value| (!p.is_null()).then_some(p);
-        let mut raw = RawStep { rule: step.rule, expect: step.expect, checks: step.checks, timeout_ms: step.timeout_ms, ..RawStep::default() };
+        let mut raw = RawStep {
+            rule: step.rule,
+            expect: step.expect,
+            checks: step.checks,
+            timeout_ms: step.timeout_ms,
+            ..RawStep::default()
+        };
         match step.kind {
-            StepKind::Send { method, params: p, repeat, within, save } => {
+            StepKind::Send {
+                method,
+                params: p,
+                repeat,
+                within,
+                save,
+            } => {
                 raw.send = Some(method);
                 raw.params = params(p);
                 raw.repeat = repeat;
@@ -261,7 +340,11 @@ impl From<Step> for RawStep {
                 raw.notify = Some(method);
                 raw.params = params(p);
             }
-            StepKind::Poll { task, until, capture } => {
+            StepKind::Poll {
+                task,
+                until,
+                capture,
+            } => {
                 raw.poll = Some(task);
                 raw.until = Some(until);
                 raw.capture = capture;
@@ -282,7 +365,9 @@ impl From<Step> for RawStep {
 fn validate_expect(e: &Expect) -> Result<(), String> {
     match e {
         Expect::Result(p) | Expect::Error(p) | Expect::Params(p) => crate::matcher::validate(p),
-        Expect::AnyOf(list) if list.is_empty() => Err("`any_of` needs at least one expectation".into()),
+        Expect::AnyOf(list) if list.is_empty() => {
+            Err("`any_of` needs at least one expectation".into())
+        }
         Expect::AnyOf(list) => list.iter().try_for_each(validate_expect),
     }
 }
@@ -294,7 +379,10 @@ impl Scenario {
             for s in steps {
                 out.extend(s.rule.clone());
                 out.extend(s.checks.iter().map(|c| c.rule.clone()));
-                if let StepKind::Send { within: Some(w), .. } = &s.kind {
+                if let StepKind::Send {
+                    within: Some(w), ..
+                } = &s.kind
+                {
                     out.push(w.rule.clone());
                 }
                 if let StepKind::Parallel(inner) | StepKind::Sequence(inner) = &s.kind {

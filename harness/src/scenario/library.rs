@@ -18,15 +18,27 @@ pub struct ScenarioError {
 
 impl std::fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.cause)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.cause
+        )
     }
 }
 
 /// Parses and validates one scenario file's text.
 pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
-    let err = |line, column, cause: String| ScenarioError { file: file.to_string(), line, column, cause };
+    let err = |line, column, cause: String| ScenarioError {
+        file: file.to_string(),
+        line,
+        column,
+        cause,
+    };
     let scenario: Scenario = serde_saphyr::from_str(text).map_err(|e| {
-        let (line, column) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+        let (line, column) = e
+            .location()
+            .map(|l| (l.line(), l.column()))
+            .unwrap_or((1, 1));
         err(line, column, first_line(&e.to_string()))
     })?;
     let locate = |needle: &str| -> (u64, u64) {
@@ -35,20 +47,40 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             .find_map(|(i, l)| l.find(needle).map(|c| (i as u64 + 1, c as u64 + 1)))
             .unwrap_or((1, 1))
     };
-    if scenario.id.is_empty() || !scenario.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+    if scenario.id.is_empty()
+        || !scenario
+            .id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-')
+    {
         let (l, c) = locate("id:");
-        return Err(err(l, c, format!("scenario id {:?} must be a non-empty slug of letters, digits and '-'", scenario.id)));
+        return Err(err(
+            l,
+            c,
+            format!(
+                "scenario id {:?} must be a non-empty slug of letters, digits and '-'",
+                scenario.id
+            ),
+        ));
     }
     for rule in &scenario.rules {
         if spec::rule(rule).is_none() {
             let (l, c) = locate(rule);
-            return Err(err(l, c, format!("unknown rule id {rule:?} (see `taskcheck list`)")));
+            return Err(err(
+                l,
+                c,
+                format!("unknown rule id {rule:?} (see `taskcheck list`)"),
+            ));
         }
     }
     for rule in scenario.judged_rules() {
         if !scenario.rules.contains(&rule) {
             let (l, c) = locate(&rule);
-            return Err(err(l, c, format!("rule {rule:?} is judged by a step but not listed in `rules`")));
+            return Err(err(
+                l,
+                c,
+                format!("rule {rule:?} is judged by a step but not listed in `rules`"),
+            ));
         }
     }
     if scenario.steps.is_empty() {
@@ -79,7 +111,12 @@ pub fn builtin() -> Vec<Scenario> {
 
 /// Loads every `*.yaml` file of a directory; the first broken file is the error.
 pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>, ScenarioError> {
-    let unreadable = |cause: String| ScenarioError { file: dir.display().to_string(), line: 0, column: 0, cause };
+    let unreadable = |cause: String| ScenarioError {
+        file: dir.display().to_string(),
+        line: 0,
+        column: 0,
+        cause,
+    };
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| unreadable(format!("cannot read the scenario directory: {e}")))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -90,7 +127,12 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>, ScenarioError> {
         .iter()
         .map(|p| {
             let name = p.display().to_string();
-            let text = std::fs::read_to_string(p).map_err(|e| ScenarioError { file: name.clone(), line: 0, column: 0, cause: format!("cannot read: {e}") })?;
+            let text = std::fs::read_to_string(p).map_err(|e| ScenarioError {
+                file: name.clone(),
+                line: 0,
+                column: 0,
+                cause: format!("cannot read: {e}"),
+            })?;
             parse(&text, &name)
         })
         .collect()
@@ -121,10 +163,22 @@ mod tests {
         let e = parse("id: x\ntitle: [\n", "b.yaml").unwrap_err();
         assert!(e.line >= 2, "{e}");
 
-        let e = parse("id: x\ntitle: t\nrules: [tasks.nope]\nsteps: [{wait: 1}]\n", "c.yaml").unwrap_err();
-        assert_eq!((e.line, e.cause.contains("unknown rule id")), (3, true), "{e}");
+        let e = parse(
+            "id: x\ntitle: t\nrules: [tasks.nope]\nsteps: [{wait: 1}]\n",
+            "c.yaml",
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.line, e.cause.contains("unknown rule id")),
+            (3, true),
+            "{e}"
+        );
 
-        let e = parse("id: x\ntitle: t\nrules: []\nbogus: 1\nsteps: [{wait: 1}]\n", "d.yaml").unwrap_err();
+        let e = parse(
+            "id: x\ntitle: t\nrules: []\nbogus: 1\nsteps: [{wait: 1}]\n",
+            "d.yaml",
+        )
+        .unwrap_err();
         assert_eq!(e.line, 4, "{e}");
     }
 }

@@ -13,7 +13,10 @@ use tokio::sync::mpsc;
 pub enum Incoming {
     Message(Value, Message),
     /// Output that is not a JSON-RPC message: fatal for the session.
-    Invalid { raw: String, error: DecodeError },
+    Invalid {
+        raw: String,
+        error: DecodeError,
+    },
     /// A diagnostic line (stderr).
     Log(String),
     /// The connection ended, with the cause.

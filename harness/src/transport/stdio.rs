@@ -42,7 +42,6 @@ fn kill_group(pgid: i32) {
 /// Kills the receiver's whole process group when the connection is dropped.
 struct GroupGuard {
     pgid: i32,
-    _child: Child,
 }
 
 impl Drop for GroupGuard {
@@ -83,11 +82,12 @@ impl Connect for StdioConnector {
         let (out_tx, out_rx) = mpsc::channel::<Value>(64);
         tokio::spawn(write_lines(stdin, out_rx, in_tx.clone()));
         tokio::spawn(read_messages(stdout, self.max_line, in_tx.clone()));
-        tokio::spawn(read_stderr(stderr, in_tx));
+        tokio::spawn(read_stderr(stderr, in_tx.clone()));
+        tokio::spawn(watch_exit(child, in_tx));
         Ok(Connection {
             outgoing: out_tx,
             incoming: in_rx,
-            guard: Box::new(GroupGuard { pgid, _child: child }),
+            guard: Box::new(GroupGuard { pgid }),
             transport: "stdio",
         })
     }
@@ -95,6 +95,17 @@ impl Connect for StdioConnector {
     fn describe(&self) -> String {
         self.command.clone()
     }
+}
+
+/// Reports the receiver's exit, even while a process it left behind keeps stdout open.
+async fn watch_exit(mut child: Child, events: mpsc::Sender<Incoming>) {
+    let why = match child.wait().await {
+        Ok(status) => format!("the receiver exited ({status})"),
+        Err(e) => format!("cannot wait for the receiver: {e}"),
+    };
+    // let output written just before the exit be read first
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let _ = events.send(Incoming::Closed(why)).await;
 }
 
 async fn write_lines(
@@ -111,7 +122,9 @@ async fn write_lines(
         };
         if let Err(e) = written.await {
             let _ = events
-                .send(Incoming::Closed(format!("cannot write to the receiver's stdin: {e}")))
+                .send(Incoming::Closed(format!(
+                    "cannot write to the receiver's stdin: {e}"
+                )))
                 .await;
             return;
         }
@@ -147,7 +160,11 @@ async fn read_bounded_line<R: AsyncRead + Unpin>(
     }
 }
 
-async fn read_messages<R: AsyncRead + Unpin>(stdout: R, limit: usize, events: mpsc::Sender<Incoming>) {
+async fn read_messages<R: AsyncRead + Unpin>(
+    stdout: R,
+    limit: usize,
+    events: mpsc::Sender<Incoming>,
+) {
     let mut reader = BufReader::new(stdout);
     let mut line = Vec::new();
     loop {
@@ -183,7 +200,9 @@ async fn read_messages<R: AsyncRead + Unpin>(stdout: R, limit: usize, events: mp
             }
             Err(e) => {
                 let _ = events
-                    .send(Incoming::Closed(format!("cannot read the receiver's stdout: {e}")))
+                    .send(Incoming::Closed(format!(
+                        "cannot read the receiver's stdout: {e}"
+                    )))
                     .await;
                 return;
             }
@@ -212,10 +231,25 @@ mod tests {
         let data = format!("{}\nok\n", "x".repeat(10_000));
         let mut reader = BufReader::with_capacity(64, data.as_bytes());
         let mut line = Vec::new();
-        assert_eq!(read_bounded_line(&mut reader, 100, &mut line).await.unwrap(), Some(10_000));
+        assert_eq!(
+            read_bounded_line(&mut reader, 100, &mut line)
+                .await
+                .unwrap(),
+            Some(10_000)
+        );
         assert!(line.len() <= 100);
-        assert_eq!(read_bounded_line(&mut reader, 100, &mut line).await.unwrap(), Some(2));
+        assert_eq!(
+            read_bounded_line(&mut reader, 100, &mut line)
+                .await
+                .unwrap(),
+            Some(2)
+        );
         assert_eq!(line, b"ok");
-        assert_eq!(read_bounded_line(&mut reader, 100, &mut line).await.unwrap(), None);
+        assert_eq!(
+            read_bounded_line(&mut reader, 100, &mut line)
+                .await
+                .unwrap(),
+            None
+        );
     }
 }

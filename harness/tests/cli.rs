@@ -1,0 +1,136 @@
+//! Command-line behaviour: inspection commands, usage errors, and exit codes.
+
+mod common;
+
+use common::*;
+
+fn text(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+#[test]
+fn explain_names_level_section_checks_and_faults() {
+    let out = taskcheck(&["explain", "tasks.cancel.terminal-rejected"]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for want in [
+        "MUST",
+        "#task-cancellation",
+        "cancel-terminal",
+        "cancel-terminal-ok",
+    ] {
+        assert!(t.contains(want), "{want} missing from:\n{t}");
+    }
+    assert_eq!(taskcheck(&["explain", "tasks.nope"]).status.code(), Some(2));
+}
+
+#[test]
+fn list_shows_scenarios_rules_and_fixtures() {
+    let t = text(&taskcheck(&["list"]));
+    assert!(
+        t.contains("create-poll-result") && t.contains("tasks.result.exact"),
+        "{t}"
+    );
+    let t = text(&taskcheck(&["list", "--fixtures"]));
+    assert!(t.contains("`required_sleep` | \"required\""), "{t}");
+    let t = text(&taskcheck(&["reference", "--list-faults"]));
+    assert!(
+        t.contains("cancel-terminal-ok") && t.contains("tasks.cancel.terminal-rejected"),
+        "{t}"
+    );
+}
+
+#[test]
+fn scenario_schema_is_json_schema() {
+    let out = taskcheck(&["schema", "scenario"]);
+    let schema: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(schema["title"], "Scenario");
+    assert!(schema["properties"]["steps"].is_object());
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(taskcheck(&["run"]).status.code(), Some(2));
+    assert_eq!(
+        taskcheck(&["run", "--stdio", "x", "--bogus"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        taskcheck(&["reference", "--fault", "no-such-fault"])
+            .status
+            .code(),
+        Some(2)
+    );
+    let out = taskcheck(&["run", "--stdio", "x", "--scenario", "no-such-scenario"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+#[test]
+fn a_broken_scenario_file_is_named_with_line_and_column() {
+    let dir = temp_path("broken-scenarios");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("bad.yaml"),
+        "id: bad\ntitle: t\nrules: []\nsteps:\n  - send: ping\n    wait: 3\n",
+    )
+    .unwrap();
+    let out = taskcheck(&[
+        "run",
+        "--stdio",
+        "true",
+        "--scenarios",
+        dir.to_str().unwrap(),
+    ]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("bad.yaml:5:") || t.contains("bad.yaml:6:"),
+        "{t}"
+    );
+    assert!(t.contains("exactly one kind"), "{t}");
+}
+
+#[test]
+fn a_run_that_judges_nothing_is_an_error() {
+    let (code, out, _) = run(
+        &reference(&[]),
+        &["--scenario", "undeclared-task-processed-normally"],
+        "nothing",
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("no check was executed"), "{out}");
+}
+
+#[test]
+fn user_scenarios_run_and_trace_is_written() {
+    let dir = temp_path("user-scenarios");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("mine.yaml"),
+        "id: mine\ntitle: mine\nrules: [tasks.errors.unknown-task-id]\nrequires: {capabilities: [tasks]}\nsteps:\n  - send: tasks/get\n    params: {taskId: nope}\n    rule: tasks.errors.unknown-task-id\n    expect: {error: {code: -32602}}\n",
+    )
+    .unwrap();
+    let trace = temp_path("trace.jsonl");
+    let (code, out, _) = run(
+        &reference(&[]),
+        &[
+            "--scenarios",
+            dir.to_str().unwrap(),
+            "--scenario",
+            "mine",
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        "mine",
+    );
+    assert_eq!(code, 0, "{out}");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.len() >= 4);
+    assert!(lines
+        .iter()
+        .all(|l| l["scenario"] == "mine" && l["seq"].is_u64() && l["dir"].is_string()));
+}

@@ -1,0 +1,86 @@
+//! Receivers that break the transport: taskcheck ends within its timeouts with exit 3,
+//! names the cause, writes its report, and leaves no process behind.
+
+mod common;
+
+use common::*;
+use std::time::{Duration, Instant};
+
+const INIT_REPLY: &str = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"hostile","version":"0"}}}"#;
+
+fn no_process_matches(marker: &str) -> bool {
+    let out = std::process::Command::new("pgrep")
+        .args(["-f", marker])
+        .output()
+        .unwrap();
+    out.stdout.is_empty()
+}
+
+fn assert_harness_error(receiver: &str, tag: &str, cause: &str, marker: &str) {
+    let start = Instant::now();
+    let (code, out, doc) = run(
+        receiver,
+        &["--timeout-ms", "500", "--scenario-timeout-ms", "3000"],
+        tag,
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains(cause), "cause {cause:?} not named:\n{out}");
+    assert_eq!(doc["exitCode"], 3, "the report was written");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        no_process_matches(marker),
+        "a child process survived: {marker}"
+    );
+}
+
+#[test]
+fn garbage_on_stdout() {
+    assert_harness_error(
+        "sh -c 'sleep 987651 & echo this-is-not-json; wait'",
+        "garbage",
+        "invalid output",
+        "sleep 987651",
+    );
+}
+
+#[test]
+fn never_answers() {
+    assert_harness_error(
+        "sh -c 'sleep 987652 & wait'",
+        "silent",
+        "no response to initialize within 500 ms",
+        "sleep 987652",
+    );
+}
+
+#[test]
+fn exits_after_initialize() {
+    let script = format!(
+        "sh -c 'read l; echo '\"'\"'{INIT_REPLY}'\"'\"'; read l; read l; sleep 987653 & exit 0'"
+    );
+    assert_harness_error(
+        &script,
+        "exits",
+        "the receiver exited (exit status: 0)",
+        "sleep 987653",
+    );
+}
+
+#[test]
+fn cannot_be_started() {
+    let (code, out, _) = run(
+        "/nonexistent/receiver-binary",
+        &["--timeout-ms", "500"],
+        "missing",
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("initialize failed") || out.contains("cannot start"),
+        "{out}"
+    );
+}

@@ -1,0 +1,72 @@
+//! The reference receiver passes every scenario, and every fault fails exactly its rules.
+
+mod common;
+
+use common::*;
+use mcp_taskcheck::reference::faults::FAULTS;
+use mcp_taskcheck::spec;
+
+#[test]
+fn the_reference_receiver_passes_every_check() {
+    let (code, out, doc) = run(&reference(&[]), &[], "clean");
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        rules_with(&doc, &["fail", "warn", "error", "untestable"]),
+        Vec::<String>::new(),
+        "{out}"
+    );
+    assert!(doc["totals"]["passed"].as_u64().unwrap() > 100, "{out}");
+    assert!(out.contains("exit 0: conformant"), "{out}");
+}
+
+#[test]
+fn every_fault_fails_exactly_its_rules() {
+    let mut problems = Vec::new();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = FAULTS
+            .chunks(FAULTS.len().div_ceil(4))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    let mut problems = Vec::new();
+                    for fault in chunk {
+                        let (code, out, doc) = run(&reference(&[fault.name]), &["--jobs", "4"], fault.name);
+                        let mut expected: Vec<String> = fault.rules.iter().map(|r| r.to_string()).collect();
+                        expected.sort();
+                        let got = rules_with(&doc, &["fail", "warn", "error"]);
+                        let must = fault.rules.iter().any(|r| spec::rule(r).unwrap().level.is_mandatory());
+                        let want_code = if must { 1 } else { 0 };
+                        let allowed = |r: &String| expected.contains(r) || fault.may_also.contains(&r.as_str());
+                        let all_expected_failed = expected.iter().all(|r| got.contains(r));
+                        if !all_expected_failed || !got.iter().all(allowed) || code != want_code {
+                            problems.push(format!("fault {}: exit {code} (want {want_code}), failed {got:?}, want {expected:?}\n{out}", fault.name));
+                        }
+                        for rule in fault.rules {
+                            if !out.contains(rule) {
+                                problems.push(format!("fault {}: the terminal report does not name {rule}", fault.name));
+                            }
+                        }
+                    }
+                    problems
+                })
+            })
+            .collect();
+        for h in handles {
+            problems.extend(h.join().unwrap());
+        }
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn should_level_faults_fail_the_run_under_fail_on_should() {
+    let (code, out, doc) = run(
+        &reference(&["get-with-related-task"]),
+        &["--fail-on", "should"],
+        "fail-on-should",
+    );
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        rules_with(&doc, &["warn"]),
+        vec!["tasks.meta.no-related-task-in-results".to_string()]
+    );
+}
