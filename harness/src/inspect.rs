@@ -59,24 +59,22 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
     if let Some(r) = &rule.reason {
         out.push_str(&format!("  reason:   {r}\n"));
     }
-    let checks = checks_of(&rule.id, scenarios);
+    let joined = |items: Vec<String>| {
+        if items.is_empty() {
+            "(none)".to_string()
+        } else {
+            items.join(", ")
+        }
+    };
     out.push_str(&format!(
         "  checks:   {}\n",
-        if checks.is_empty() {
-            "(none)".into()
-        } else {
-            checks.join(", ")
-        }
+        joined(checks_of(&rule.id, scenarios))
     ));
-    let faults = faults_of(&rule.id);
-    out.push_str(&format!(
-        "  faults:   {}\n",
-        if faults.is_empty() {
-            "(none)".into()
-        } else {
-            faults.join(", ")
-        }
-    ));
+    let faults = faults_of(&rule.id)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    out.push_str(&format!("  faults:   {}\n", joined(faults)));
     out
 }
 

@@ -58,7 +58,7 @@ impl Connect for StdioConnector {
     async fn connect(&self) -> Result<Connection, ConnectError> {
         let mut child = Command::new("/bin/sh")
             .arg("-c")
-            .arg(format!("exec {}", self.command))
+            .arg(&self.command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
