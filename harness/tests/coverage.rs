@@ -78,3 +78,11 @@ fn pending_rules_are_the_known_backlog() {
         ]
     );
 }
+
+#[test]
+fn monitor_rules_are_checked_catalogue_rules() {
+    for rule in mcp_taskcheck::monitor::MONITOR_RULES {
+        let r = spec::rule(rule).unwrap_or_else(|| panic!("monitor judges unknown rule {rule}"));
+        assert_eq!(r.status, Status::Checked, "{rule}");
+    }
+}

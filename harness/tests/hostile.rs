@@ -84,3 +84,44 @@ fn cannot_be_started() {
         "{out}"
     );
 }
+
+#[test]
+fn ctrl_c_kills_every_spawned_receiver() {
+    let mut child = std::process::Command::new(BIN)
+        .args([
+            "run",
+            "--stdio",
+            "sh -c 'sleep 987654 & wait'",
+            "--timeout-ms",
+            "60000",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        !no_process_matches("sleep 987654"),
+        "the receivers were started"
+    );
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "taskcheck did not stop on SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(130));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        no_process_matches("sleep 987654"),
+        "a receiver survived Ctrl-C"
+    );
+}
