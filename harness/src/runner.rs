@@ -170,7 +170,7 @@ impl<'a> Exec<'a> {
         })
     }
 
-    /// Judges `expect` and `checks` of a step against one answer.
+    /// Judges `expect` (under the step's rule) and each of `checks` against one answer.
     fn judge_answer(
         &self,
         step: &Step,
@@ -178,29 +178,20 @@ impl<'a> Exec<'a> {
         evidence: Vec<u64>,
         state: &mut State,
     ) -> Result<(), Stop> {
-        if let Some(expect) = &step.expect {
-            let mut vars = state.vars.clone();
-            let verdict = expect_holds(expect, answer, &mut vars);
+        let primary = step.expect.as_ref().map(|e| (step.rule.clone(), e));
+        let extra = step
+            .checks
+            .iter()
+            .map(|c| (Some(c.rule.clone()), &c.expect));
+        for (rule, expect) in primary.into_iter().chain(extra) {
+            let verdict = expect_holds(expect, answer, &mut state.vars);
             let held = verdict.is_ok();
-            state.vars = vars;
             state.judge(
-                &step.rule,
+                &rule,
                 held,
                 verdict.err().unwrap_or_else(|| "answer as expected".into()),
                 evidence.clone(),
             )?;
-        }
-        for check in &step.checks {
-            let mut vars = state.vars.clone();
-            let verdict = expect_holds(&check.expect, answer, &mut vars);
-            state.vars = vars;
-            let held = verdict.is_ok();
-            state.checks.push(Check::judged(
-                &check.rule,
-                held,
-                verdict.err().unwrap_or_else(|| "answer as expected".into()),
-                evidence.clone(),
-            ));
         }
         Ok(())
     }

@@ -52,7 +52,7 @@ impl std::fmt::Display for RequestError {
     }
 }
 
-type Pending = Arc<Mutex<HashMap<String, (u64, oneshot::Sender<(u64, Outcome)>)>>>;
+type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<(u64, Outcome)>>>>;
 
 /// What the receiver declared in its initialize result.
 #[derive(Debug, Clone, Default)]
@@ -138,7 +138,7 @@ impl Session {
         self.pending
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(id_key(&id), (u64::MAX, tx));
+            .insert(id_key(&id), tx);
         let asked = match self.send(msg).await {
             Ok(seq) => seq,
             Err(e) => {
@@ -146,14 +146,6 @@ impl Session {
                 return Err(e);
             }
         };
-        if let Some(entry) = self
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_mut(&id_key(&id))
-        {
-            entry.0 = asked;
-        }
         let mut closed = self.closed.clone();
         let outcome = tokio::select! {
             r = rx => r.ok(),
@@ -289,7 +281,7 @@ async fn route(
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
                             .remove(&id_key(&id));
-                        if let Some((_, tx)) = waiter {
+                        if let Some(tx) = waiter {
                             let _ = tx.send((seq, outcome));
                         }
                     }
