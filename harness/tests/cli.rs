@@ -67,13 +67,11 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn a_broken_scenario_file_is_named_with_line_and_column() {
-    let dir = temp_path("broken-scenarios");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("bad.yaml"),
+    let dir = scenario_dir(
+        "broken-scenarios",
+        "bad.yaml",
         "id: bad\ntitle: t\nrules: []\nsteps:\n  - send: ping\n    wait: 3\n",
-    )
-    .unwrap();
+    );
     let out = taskcheck(&[
         "run",
         "--stdio",
@@ -103,13 +101,11 @@ fn a_run_that_judges_nothing_is_an_error() {
 
 #[test]
 fn user_scenarios_run_and_trace_is_written() {
-    let dir = temp_path("user-scenarios");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("mine.yaml"),
+    let dir = scenario_dir(
+        "user-scenarios",
+        "mine.yaml",
         "id: mine\ntitle: mine\nrules: [tasks.errors.unknown-task-id]\nrequires: {capabilities: [tasks]}\nsteps:\n  - send: tasks/get\n    params: {taskId: nope}\n    rule: tasks.errors.unknown-task-id\n    expect: {error: {code: -32602}}\n",
-    )
-    .unwrap();
+    );
     let trace = temp_path("trace.jsonl");
     let (code, out, _) = run(
         &reference(&[]),

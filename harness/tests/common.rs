@@ -24,6 +24,14 @@ pub fn temp_path(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// A fresh directory holding one scenario file; returns the directory.
+pub fn scenario_dir(name: &str, file: &str, text: &str) -> PathBuf {
+    let dir = temp_path(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(file), text).unwrap();
+    dir
+}
+
 /// Runs `taskcheck` with arguments.
 pub fn taskcheck(args: &[&str]) -> Output {
     Command::new(BIN)
