@@ -474,15 +474,7 @@ impl<'a> Exec<'a> {
             )?;
         }
         let all = Outcome::Result(json!({"tasks": tasks}));
-        self.judge_answer(
-            &Step {
-                rule: None,
-                ..step.clone()
-            },
-            &all,
-            evidence,
-            state,
-        )
+        self.judge_answer(step, &all, evidence, state)
     }
 }
 
