@@ -85,3 +85,122 @@ pub fn contract_table() -> String {
     ));
     out
 }
+
+/// One fixture role played by one of the receiver's own tools.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mapping {
+    /// The receiver's tool name.
+    pub tool: String,
+    /// Arguments sent instead of the fixture's; `${ms}`, `${text}` and `${steps}` stand for the
+    /// fixture arguments the scenario gave (0, "" and 3 when it gave none). Absent: the
+    /// fixture's own arguments are sent.
+    #[serde(default)]
+    pub arguments: Option<Value>,
+}
+
+/// How fixture roles map to the receiver's tools (`--fixtures FILE`); unmapped roles keep their names.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FixtureMap(std::collections::BTreeMap<String, Mapping>);
+
+impl FixtureMap {
+    /// Parses a mapping file's text; errors are `file:line:column: cause`.
+    pub fn parse(text: &str, file: &str) -> Result<FixtureMap, String> {
+        let map: std::collections::BTreeMap<String, Mapping> = serde_saphyr::from_str(text)
+            .map_err(|e| {
+                let (line, column) = e
+                    .location()
+                    .map(|l| (l.line(), l.column()))
+                    .unwrap_or((1, 1));
+                let cause = e.to_string();
+                format!(
+                    "{file}:{line}:{column}: {}",
+                    cause.lines().next().unwrap_or_default()
+                )
+            })?;
+        if let Some(role) = map.keys().find(|r| find(r).is_none()) {
+            let line = text
+                .lines()
+                .position(|l| l.starts_with(role.as_str()))
+                .unwrap_or(0)
+                + 1;
+            let roles: Vec<&str> = FIXTURES.iter().map(|f| f.name).collect();
+            return Err(format!(
+                "{file}:{line}:1: unknown fixture role {role:?} (one of {})",
+                roles.join(", ")
+            ));
+        }
+        Ok(FixtureMap(map))
+    }
+
+    /// Reads a mapping file.
+    pub fn load(path: &std::path::Path) -> Result<FixtureMap, String> {
+        let file = path.display().to_string();
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        FixtureMap::parse(&text, &file)
+    }
+
+    /// The receiver's tool that plays a role.
+    pub fn tool_name<'a>(&'a self, role: &'a str) -> &'a str {
+        self.0.get(role).map(|m| m.tool.as_str()).unwrap_or(role)
+    }
+
+    /// Rewrites `tools/call` params naming a mapped role into a call of the receiver's tool.
+    pub fn apply(&self, params: &Value) -> Result<Value, String> {
+        let role = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let Some(mapping) = self.0.get(role) else {
+            return Ok(params.clone());
+        };
+        let mut out = params.clone();
+        out["name"] = json!(mapping.tool);
+        if let Some(template) = &mapping.arguments {
+            let given = params.get("arguments").cloned().unwrap_or(json!({}));
+            let mut vars = crate::matcher::Vars::new();
+            for (key, default) in [("ms", json!(0)), ("text", json!("")), ("steps", json!(3))] {
+                vars.insert(key.into(), given.get(key).cloned().unwrap_or(default));
+            }
+            out["arguments"] = crate::matcher::substitute(template, &vars)
+                .map_err(|e| format!("fixture mapping of {role:?}: {e}"))?;
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mapped_roles_call_the_receivers_tool() {
+        let map = FixtureMap::parse(
+            "optional_sleep:\n  tool: wait_a_bit\n  arguments: {millis: \"${ms}\", label: \"t-${ms}\"}\nsync_echo:\n  tool: echo\n",
+            "map.yaml",
+        )
+        .unwrap();
+        assert_eq!(map.tool_name("optional_sleep"), "wait_a_bit");
+        assert_eq!(map.tool_name("tool_error"), "tool_error");
+        let call = json!({"name": "optional_sleep", "arguments": {"ms": 200}, "task": {"ttl": 1}});
+        assert_eq!(
+            map.apply(&call).unwrap(),
+            json!({"name": "wait_a_bit", "arguments": {"millis": 200, "label": "t-200"}, "task": {"ttl": 1}})
+        );
+        let echo = json!({"name": "sync_echo", "arguments": {"text": "x"}});
+        assert_eq!(map.apply(&echo).unwrap()["arguments"], json!({"text": "x"}));
+    }
+
+    #[test]
+    fn mapping_errors_name_file_and_line() {
+        let e = FixtureMap::parse(
+            "sync_echo:\n  tool: a\nno_such_role:\n  tool: b\n",
+            "m.yaml",
+        )
+        .unwrap_err();
+        assert!(e.starts_with("m.yaml:3:1: unknown fixture role"), "{e}");
+        let e = FixtureMap::parse("sync_echo:\n  tol: a\n", "m.yaml").unwrap_err();
+        assert!(e.starts_with("m.yaml:2:"), "{e}");
+    }
+}

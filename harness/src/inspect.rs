@@ -1,6 +1,6 @@
 //! Text for `list`, `explain` and the fault listing: what the catalogue, scenarios and faults hold.
 
-use crate::monitor::MONITOR_RULES;
+use crate::monitor::{CONDUCT_RULES, MONITOR_RULES};
 use crate::reference::faults::FAULTS;
 use crate::scenario::Scenario;
 use crate::spec::{self, Rule};
@@ -15,7 +15,56 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
     if MONITOR_RULES.contains(&rule) {
         out.push("monitor".into());
     }
+    if CONDUCT_RULES.contains(&rule) {
+        out.push("self-check".into());
+    }
     out
+}
+
+/// `taskcheck coverage`: every rule with its checks and faults, a summary, and whether every
+/// checked rule really has a check and a fault that makes it fail.
+pub fn coverage(scenarios: &[Scenario]) -> (String, bool) {
+    let mut out = format!(
+        "{:<52} {:<10} {:<10} {:<44} faults\n",
+        "rule", "level", "status", "checks"
+    );
+    let mut defects = Vec::new();
+    let count = |s: spec::Status| spec::catalogue().iter().filter(|r| r.status == s).count();
+    for r in spec::catalogue() {
+        let checks = checks_of(&r.id, scenarios);
+        let faults = faults_of(&r.id);
+        if r.status == spec::Status::Checked && (checks.is_empty() || faults.is_empty()) {
+            defects.push(r.id.as_str());
+        }
+        let detail = match r.status {
+            spec::Status::Checked | spec::Status::Info => checks.join(", "),
+            _ => r.reason.clone().unwrap_or_default(),
+        };
+        out.push_str(&format!(
+            "{:<52} {:<10} {:<10} {:<44} {}\n",
+            r.id,
+            r.level.as_str(),
+            format!("{:?}", r.status).to_lowercase(),
+            detail,
+            faults.join(", ")
+        ));
+    }
+    let checked = count(spec::Status::Checked);
+    let pending = count(spec::Status::Pending);
+    out.push_str(&format!(
+        "\nchecked {checked} / testable {} / untestable {} (info {}, requestor {}, pending {pending})\n",
+        checked + pending,
+        count(spec::Status::Untestable),
+        count(spec::Status::Info),
+        count(spec::Status::Requestor),
+    ));
+    if !defects.is_empty() {
+        out.push_str(&format!(
+            "checked rules without a check or a fault: {}\n",
+            defects.join(", ")
+        ));
+    }
+    (out, defects.is_empty())
 }
 
 /// Faults that make a rule fail.

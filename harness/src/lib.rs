@@ -10,6 +10,7 @@ pub mod reference;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod schema;
 pub mod session;
 pub mod spec;
 pub mod suite;

@@ -1,9 +1,11 @@
 //! The `taskcheck` command line.
 
 use clap::{Parser, Subcommand};
+use mcp_taskcheck::fixtures::FixtureMap;
 use mcp_taskcheck::report::FailOn;
-use mcp_taskcheck::runner::Limits;
+use mcp_taskcheck::runner::{Config, Limits};
 use mcp_taskcheck::scenario::{self, Scenario};
+use mcp_taskcheck::schema::SchemaSet;
 use mcp_taskcheck::transport::stdio::{kill_all_groups, StdioConnector};
 use mcp_taskcheck::{exit, inspect, reference, spec, suite};
 use std::path::PathBuf;
@@ -42,15 +44,22 @@ enum Command {
         #[arg(long)]
         fixtures: bool,
     },
+    /// Every rule with its checks and faults, and a coverage summary (exit 1 if a checked
+    /// rule lacks a check or a fault).
+    Coverage {
+        #[command(flatten)]
+        library: LibraryArgs,
+    },
     /// Explain a rule: level, spec section, checks and faults.
     Explain {
         rule: String,
         #[command(flatten)]
         library: LibraryArgs,
     },
-    /// Print a JSON Schema (`scenario`: the scenario file format).
+    /// Print a JSON Schema: `scenario` (the scenario file format) or `tasks` (the built-in
+    /// schema every Tasks message is validated against).
     Schema {
-        #[arg(value_parser = ["scenario"])]
+        #[arg(value_parser = ["scenario", "tasks"])]
         what: String,
     },
 }
@@ -93,6 +102,15 @@ struct RunArgs {
     /// Longest line accepted from the receiver, in bytes.
     #[arg(long, default_value_t = 8 * 1024 * 1024)]
     max_line_bytes: usize,
+    /// Also validate every message against this official MCP schema.json.
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
+    /// Map fixture roles to the receiver's own tools (YAML; see the README).
+    #[arg(long, value_name = "FILE")]
+    fixtures: Option<PathBuf>,
+    /// Multiply every timeout by this factor (slow machines, slow receivers).
+    #[arg(long, default_value_t = 1.0)]
+    timeout_scale: f64,
 }
 
 fn usage_error(message: impl std::fmt::Display) -> ! {
@@ -178,12 +196,25 @@ async fn dispatch(cli: Cli) -> i32 {
             }
             None => usage_error(format!("unknown rule {rule:?} (see `taskcheck list`)")),
         },
-        Command::Schema { .. } => {
-            let schema = schemars::schema_for!(Scenario);
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&schema).unwrap_or_default()
-            );
+        Command::Coverage { library: lib } => {
+            let (text, complete) = inspect::coverage(&library(&lib));
+            print!("{text}");
+            if complete {
+                exit::CONFORMANT
+            } else {
+                exit::NONCONFORMANT
+            }
+        }
+        Command::Schema { what } => {
+            if what == "tasks" {
+                print!("{}", mcp_taskcheck::schema::builtin_text());
+            } else {
+                let schema = schemars::schema_for!(Scenario);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&schema).unwrap_or_default()
+                );
+            }
             exit::CONFORMANT
         }
     }
@@ -201,10 +232,33 @@ async fn run(args: RunArgs) -> i32 {
         }
         scenarios.retain(|s| args.only.contains(&s.id));
     }
+    if !(args.timeout_scale.is_finite() && args.timeout_scale > 0.0) {
+        usage_error(format!(
+            "--timeout-scale must be a positive number, not {}",
+            args.timeout_scale
+        ));
+    }
+    let scaled = |ms: u64| Duration::from_millis(ms).mul_f64(args.timeout_scale);
     let limits = Limits {
-        request: Duration::from_millis(args.timeout_ms),
-        scenario: Duration::from_millis(args.scenario_timeout_ms),
-        poll: Duration::from_millis(args.timeout_ms.max(2000)),
+        request: scaled(args.timeout_ms),
+        scenario: scaled(args.scenario_timeout_ms),
+        poll: scaled(args.timeout_ms.max(2000)),
+        scale: args.timeout_scale,
+    };
+    let official = args
+        .schema
+        .as_deref()
+        .map(|p| SchemaSet::load(p).unwrap_or_else(|e| usage_error(e)))
+        .map(Arc::new);
+    let fixtures = args
+        .fixtures
+        .as_deref()
+        .map(|p| FixtureMap::load(p).unwrap_or_else(|e| usage_error(e)))
+        .unwrap_or_default();
+    let config = Config {
+        limits,
+        official,
+        fixtures,
     };
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -215,7 +269,7 @@ async fn run(args: RunArgs) -> i32 {
         command: args.stdio.clone(),
         max_line: args.max_line_bytes,
     });
-    let report = suite::run_all(connector, scenarios, limits, jobs).await;
+    let report = suite::run_all(connector, scenarios, config, jobs).await;
     print!("{}", report.terminal(args.fail_on));
     if let Some(path) = &args.report_json {
         let doc = serde_json::to_string_pretty(&report.json(args.fail_on)).unwrap_or_default();

@@ -189,6 +189,19 @@ impl Model {
             );
         }
 
+        if obs.source == Source::Get && status == Some(TaskStatus::Failed) {
+            let message = obs.task.get("statusMessage").and_then(Value::as_str);
+            judge(
+                "tasks.failed.status-message",
+                message.is_some_and(|m| !m.trim().is_empty()),
+                match message {
+                    Some(m) if !m.trim().is_empty() => format!("failed task's statusMessage {m:?}"),
+                    _ => "a failed task's tasks/get result has no diagnostic statusMessage".into(),
+                },
+                ev.clone(),
+            );
+        }
+
         let created = timestamp(&obs.task, "createdAt");
         judge(
             "tasks.ttl.created-at",

@@ -113,11 +113,14 @@ impl RunReport {
     pub fn terminal(&self, fail_on: FailOn) -> String {
         let mut out = String::new();
         for s in &self.scenarios {
+            // an INFO (a recorded MAY) never stands for a scenario that judged something
             let worst = s
                 .checks
                 .iter()
                 .map(|c| c.verdict)
+                .filter(|v| *v != Verdict::Info)
                 .max()
+                .or_else(|| s.checks.first().map(|_| Verdict::Info))
                 .unwrap_or(Verdict::Untestable);
             out.push_str(&format!(
                 "{:<10} {}  ({} ms)  {}\n",

@@ -23,13 +23,63 @@ pub struct Reply {
     pub elapsed: Duration,
 }
 
-/// A request the receiver sent to taskcheck.
+/// A request or notification the receiver sent to taskcheck (`id` is null for a notification).
 #[derive(Debug, Clone)]
-pub struct ServerRequest {
+pub struct Inbound {
     pub id: Value,
     pub method: String,
     pub params: Value,
     pub seq: u64,
+}
+
+/// Which of the receiver's messages a step waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inbox {
+    Requests,
+    Notifications,
+}
+
+/// Most messages kept waiting per inbox; past it the oldest are dropped (a flood stays bounded).
+const MAILBOX_LIMIT: usize = 10_000;
+
+/// Receiver messages waiting for a step to take them.
+#[derive(Default)]
+struct Mailbox {
+    queue: Mutex<VecDeque<Inbound>>,
+    arrived: Notify,
+}
+
+impl Mailbox {
+    fn push(&self, message: Inbound) {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        if q.len() >= MAILBOX_LIMIT {
+            q.pop_front();
+        }
+        q.push_back(message);
+        drop(q);
+        self.arrived.notify_waiters();
+    }
+
+    fn take(&self, method: &str) -> Option<Inbound> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let i = q.iter().position(|r| r.method == method)?;
+        q.remove(i)
+    }
+}
+
+#[derive(Default)]
+struct Mailboxes {
+    requests: Mailbox,
+    notifications: Mailbox,
+}
+
+impl Mailboxes {
+    fn get(&self, inbox: Inbox) -> &Mailbox {
+        match inbox {
+            Inbox::Requests => &self.requests,
+            Inbox::Notifications => &self.notifications,
+        }
+    }
 }
 
 /// Why a request got no reply.
@@ -67,7 +117,7 @@ pub struct Session {
     outgoing: mpsc::Sender<Value>,
     pub trace: Trace,
     pending: Pending,
-    requests: Arc<(Mutex<VecDeque<ServerRequest>>, Notify)>,
+    inbox: Arc<Mailboxes>,
     closed: watch::Receiver<Option<String>>,
     next_id: AtomicI64,
     /// Default per-request timeout.
@@ -84,21 +134,21 @@ impl Session {
     pub fn start(conn: Connection, timeout: Duration) -> Session {
         let trace = Trace::new(conn.transport);
         let pending: Pending = Arc::default();
-        let requests = Arc::new((Mutex::new(VecDeque::new()), Notify::new()));
+        let inbox = Arc::new(Mailboxes::default());
         let (closed_tx, closed) = watch::channel(None);
         tokio::spawn(route(
             conn.incoming,
             conn.outgoing.clone(),
             trace.clone(),
             pending.clone(),
-            requests.clone(),
+            inbox.clone(),
             closed_tx,
         ));
         Session {
             outgoing: conn.outgoing,
             trace,
             pending,
-            requests,
+            inbox,
             closed,
             next_id: AtomicI64::new(0),
             timeout,
@@ -191,21 +241,19 @@ impl Session {
         self.send(wire::result(id, result)).await.map(|_| ())
     }
 
-    /// Waits for the next receiver request with this method, at most `timeout`.
-    pub async fn next_request(
+    /// Takes the oldest receiver request or notification with this method, waiting at most `timeout`.
+    pub async fn next(
         &self,
+        inbox: Inbox,
         method: &str,
         timeout: Duration,
-    ) -> Result<ServerRequest, RequestError> {
+    ) -> Result<Inbound, RequestError> {
         let deadline = tokio::time::Instant::now() + timeout;
-        let (queue, notify) = &*self.requests;
+        let mailbox = self.inbox.get(inbox);
         loop {
-            let notified = notify.notified();
-            {
-                let mut q = queue.lock().unwrap_or_else(|p| p.into_inner());
-                if let Some(i) = q.iter().position(|r| r.method == method) {
-                    return Ok(q.remove(i).expect("index is in range"));
-                }
+            let notified = mailbox.arrived.notified();
+            if let Some(message) = mailbox.take(method) {
+                return Ok(message);
             }
             if let Some(why) = self.closed_reason() {
                 return Err(RequestError::Closed(why));
@@ -258,7 +306,7 @@ async fn route(
     outgoing: mpsc::Sender<Value>,
     trace: Trace,
     pending: Pending,
-    requests: Arc<(Mutex<VecDeque<ServerRequest>>, Notify)>,
+    inbox: Arc<Mailboxes>,
     closed: watch::Sender<Option<String>>,
 ) {
     let close = |why: String| {
@@ -291,19 +339,21 @@ async fn route(
                         let _ = outgoing.send(answer).await;
                     }
                     Message::Request { id, method, params } => {
-                        let (queue, notify) = &*requests;
-                        queue
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .push_back(ServerRequest {
-                                id,
-                                method,
-                                params,
-                                seq,
-                            });
-                        notify.notify_waiters();
+                        inbox.requests.push(Inbound {
+                            id,
+                            method,
+                            params,
+                            seq,
+                        });
                     }
-                    Message::Notification { .. } => {}
+                    Message::Notification { method, params } => {
+                        inbox.notifications.push(Inbound {
+                            id: Value::Null,
+                            method,
+                            params,
+                            seq,
+                        });
+                    }
                 }
             }
             Incoming::Invalid { raw, error } => {

@@ -1,7 +1,7 @@
 //! Runs a set of scenarios in parallel sessions, keeping results in scenario order.
 
 use crate::report::RunReport;
-use crate::runner::{run_scenario, Limits, ScenarioRun};
+use crate::runner::{run_scenario, Config, ScenarioRun};
 use crate::scenario::Scenario;
 use crate::trace::{self, Entry};
 use crate::transport::Connect;
@@ -15,7 +15,7 @@ use tokio::sync::Semaphore;
 pub async fn run_all<C: Connect + 'static>(
     connector: Arc<C>,
     scenarios: Vec<Scenario>,
-    limits: Limits,
+    config: Config,
     jobs: usize,
 ) -> RunReport {
     let started = time::OffsetDateTime::now_utc()
@@ -23,17 +23,17 @@ pub async fn run_all<C: Connect + 'static>(
         .unwrap_or_default();
     let start = Instant::now();
     let gate = Arc::new(Semaphore::new(jobs.max(1)));
-    let limits = Arc::new(limits);
+    let config = Arc::new(config);
     let handles: Vec<_> = scenarios
         .into_iter()
         .map(|scenario| {
-            let (connector, gate, limits) = (connector.clone(), gate.clone(), limits.clone());
+            let (connector, gate, config) = (connector.clone(), gate.clone(), config.clone());
             tokio::spawn(async move {
                 let _permit = gate
                     .acquire_owned()
                     .await
                     .expect("the semaphore is never closed");
-                run_scenario(connector.as_ref(), &scenario, &limits).await
+                run_scenario(connector.as_ref(), &scenario, &config).await
             })
         })
         .collect();

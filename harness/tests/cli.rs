@@ -130,3 +130,112 @@ fn user_scenarios_run_and_trace_is_written() {
         .iter()
         .all(|l| l["scenario"] == "mine" && l["seq"].is_u64() && l["dir"].is_string()));
 }
+
+#[test]
+fn taskcheck_reports_its_own_undeclared_break_of_a_requestor_rule() {
+    let scenario = |breaks: &str| {
+        format!(
+            "id: sloppy\ntitle: t\nrules: [tasks.tool.forbidden-rejected]\n{breaks}requires: {{capabilities: [tasks.requests.tools.call], tools: [sync_echo]}}\nsteps:\n  - send: tools/call\n    params: {{name: sync_echo, arguments: {{text: x}}, task: {{ttl: 1000}}}}\n    rule: tasks.tool.forbidden-rejected\n    expect: {{error: {{code: -32601}}}}\n"
+        )
+    };
+    let dir = scenario_dir("conduct-undeclared", "sloppy.yaml", &scenario(""));
+    let args = ["--scenarios", dir.to_str().unwrap(), "--scenario", "sloppy"];
+    let (code, out, _) = run(&reference(&[]), &args, "conduct-undeclared");
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("tasks.tool.requestor-respects-task-support") && out.contains("breaks"),
+        "{out}"
+    );
+    let dir = scenario_dir(
+        "conduct-declared",
+        "sloppy.yaml",
+        &scenario("breaks: [tasks.tool.requestor-respects-task-support]\n"),
+    );
+    let args = ["--scenarios", dir.to_str().unwrap(), "--scenario", "sloppy"];
+    let (code, out, _) = run(&reference(&[]), &args, "conduct-declared");
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn fixture_roles_map_to_the_receivers_own_tools() {
+    // progress_sleep behaves like optional_sleep and has the same taskSupport
+    let map = scenario_dir(
+        "fixture-map",
+        "map.yaml",
+        "optional_sleep:\n  tool: progress_sleep\n  arguments: {ms: \"${ms}\", steps: 1}\n",
+    );
+    let trace = temp_path("fixture-map-trace.jsonl");
+    let args = [
+        "--fixtures".to_string(),
+        map.join("map.yaml").to_str().unwrap().to_string(),
+        "--scenario".into(),
+        "create-poll-result".into(),
+        "--trace".into(),
+        trace.to_str().unwrap().to_string(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, _) = run(&reference(&[]), &args, "fixture-map");
+    assert_eq!(code, 0, "{out}");
+    let trace = std::fs::read_to_string(trace).unwrap();
+    assert!(
+        trace.contains(r#""name":"progress_sleep","arguments":{"ms":200,"steps":1}"#),
+        "{trace}"
+    );
+    assert!(!trace.contains(r#""method":"tools/call","params":{"name":"optional_sleep""#));
+
+    // a tool whose taskSupport differs from the role's cannot play it
+    let map = scenario_dir(
+        "fixture-mismatch",
+        "map.yaml",
+        "optional_sleep:\n  tool: required_sleep\n",
+    );
+    let path = map.join("map.yaml");
+    let args = [
+        "--fixtures",
+        path.to_str().unwrap(),
+        "--scenario",
+        "create-prompt",
+    ];
+    let (code, out, _) = run(&reference(&[]), &args, "fixture-mismatch");
+    assert_eq!(code, 3, "nothing judged: {out}");
+    assert!(
+        out.contains("UNTESTABLE") && out.contains("needs \"optional\""),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_broken_fixture_map_is_a_usage_error_with_its_position() {
+    let map = scenario_dir(
+        "fixture-broken",
+        "map.yaml",
+        "sync_echo:\n  tool: echo\nsleepy:\n  tool: x\n",
+    );
+    let path = map.join("map.yaml");
+    let out = taskcheck(&[
+        "run",
+        "--stdio",
+        "true",
+        "--fixtures",
+        path.to_str().unwrap(),
+    ]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("map.yaml:3:1: unknown fixture role \"sleepy\""),
+        "{t}"
+    );
+}
+
+#[test]
+fn timeout_scale_must_be_positive() {
+    let out = taskcheck(&["run", "--stdio", "true", "--timeout-scale", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+#[test]
+fn the_builtin_tasks_schema_is_printed() {
+    let out = taskcheck(&["schema", "tasks"]);
+    let schema: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(schema["$defs"]["Task"]["required"].is_array());
+}

@@ -60,29 +60,53 @@ fn pending_rules_are_the_known_backlog() {
         .filter(|r| r.status == Status::Pending)
         .map(|r| r.id.as_str())
         .collect();
+    // all three need two requestors or an SSE stream, so Streamable HTTP (issue #4)
     assert_eq!(
         pending,
         vec![
-            "tasks.capability.list-supported",
-            "tasks.capability.cancel-supported",
-            "tasks.ttl.no-early-expiry",
-            "tasks.meta.related-messages",
-            "tasks.progress.token-valid",
-            "tasks.list.next-cursor",
-            "tasks.errors.informative-message",
-            "tasks.failed.status-message",
-            "tasks.failed.tool-error",
+            "tasks.http.no-sse-for-get",
             "tasks.security.bind-context",
-            "tasks.security.secure-ids",
             "tasks.security.no-list-without-identity",
         ]
     );
 }
 
 #[test]
-fn monitor_rules_are_checked_catalogue_rules() {
+fn monitor_rules_are_checked_or_recorded_catalogue_rules() {
     for rule in mcp_taskcheck::monitor::MONITOR_RULES {
         let r = spec::rule(rule).unwrap_or_else(|| panic!("monitor judges unknown rule {rule}"));
-        assert_eq!(r.status, Status::Checked, "{rule}");
+        assert!(
+            matches!(r.status, Status::Checked | Status::Info),
+            "{rule}: {:?}",
+            r.status
+        );
     }
+}
+
+#[test]
+fn taskcheck_checks_its_own_conduct_against_requestor_rules() {
+    for rule in mcp_taskcheck::monitor::CONDUCT_RULES {
+        let r = spec::rule(rule).unwrap_or_else(|| panic!("self-check of unknown rule {rule}"));
+        assert_eq!(r.status, Status::Requestor, "{rule}");
+    }
+}
+
+#[test]
+fn the_coverage_command_reports_every_testable_rule_checked_but_the_http_ones() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_taskcheck"))
+        .arg("coverage")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let checked = spec::catalogue()
+        .iter()
+        .filter(|r| r.status == Status::Checked)
+        .count();
+    let summary = format!("checked {checked} / testable {} /", checked + 3);
+    assert!(text.contains(&summary), "{summary} not in:\n{text}");
+    assert!(
+        text.contains("tasks.ttl.no-early-expiry") && text.contains("early-expiry"),
+        "{text}"
+    );
 }

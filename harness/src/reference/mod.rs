@@ -44,6 +44,9 @@ pub struct Reference {
 
 type Reply = Result<Value, (i64, String)>;
 
+/// The work of a task: the underlying request's outcome (a result, or a JSON-RPC error object).
+type Work = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, Value>> + Send>>;
+
 fn invalid(message: impl Into<String>) -> (i64, String) {
     (code::INVALID_PARAMS, message.into())
 }
@@ -108,7 +111,11 @@ impl Reference {
         if !(view == View::Get && f.has(Fault::GetOmitsTtl)) {
             task["ttl"] = json!(t.ttl_ms);
         }
-        task["pollInterval"] = json!(store::POLL_INTERVAL_MS);
+        task["pollInterval"] = if f.has(Fault::PollIntervalString) {
+            json!(store::POLL_INTERVAL_MS.to_string())
+        } else {
+            json!(store::POLL_INTERVAL_MS)
+        };
         if let Some(m) = &t.status_message {
             task["statusMessage"] = json!(m);
         }
@@ -175,16 +182,28 @@ impl Reference {
         let reply = match method.as_str() {
             "initialize" => Ok(self.initialize()),
             "ping" => Ok(json!({})),
+            "tools/list"
+                if self.faults.has(Fault::TasksForUndeclaredTypes)
+                    && params.get("task").is_some() =>
+            {
+                Ok(self.start_task(None, Box::pin(async { Ok(fixtures::tools_list()) })))
+            }
             "tools/list" => Ok(fixtures::tools_list()),
             "tools/call" => self.tools_call(params).await,
             "tasks/get" => self.tasks_get(&params),
             "tasks/result" => self.tasks_result(&params).await,
-            "tasks/list" => self.tasks_list(&params),
-            "tasks/cancel" => self.tasks_cancel(&params).await,
+            "tasks/list" if !self.faults.has(Fault::ListMethodMissing) => self.tasks_list(&params),
+            "tasks/cancel" if !self.faults.has(Fault::CancelMethodMissing) => {
+                self.tasks_cancel(&params).await
+            }
             other => Err((code::METHOD_NOT_FOUND, format!("Method not found: {other}"))),
         };
         self.send(match reply {
             Ok(result) => wire::result(&id, result),
+            Err((_, _)) if self.faults.has(Fault::EmptyErrorMessages) => {
+                let (code, _) = reply.expect_err("matched an error");
+                wire::error(&id, code, "")
+            }
             Err((code, message)) => wire::error(&id, code, &message),
         });
     }
@@ -235,59 +254,86 @@ impl Reference {
                 format!("Tool {name:?} does not support task augmentation"),
             ));
         }
-        let requested_ttl = match task.get("ttl") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
+        let requested_ttl = match (task.is_object(), task.get("ttl")) {
+            _ if self.faults.has(Fault::MalformedTaskAccepted) => {
+                task.get("ttl").and_then(Value::as_u64)
+            }
+            (false, _) => return Err(invalid("`task` must be an object")),
+            (true, None | Some(Value::Null)) => None,
+            (true, Some(v)) => Some(
                 v.as_u64()
                     .ok_or_else(|| invalid("`task.ttl` must be a non-negative integer"))?,
             ),
         };
-        if !task.is_object() {
-            return Err(invalid("`task` must be an object"));
-        }
-        let (task_id, created, cancel) = {
-            let mut store = self.lock();
-            let n = store.created_count();
-            let id = if self.faults.has(Fault::NumericTaskId) {
-                (n + 1).to_string()
-            } else if self.faults.has(Fault::DuplicateTaskId) && n % 2 == 1 {
-                store.newest().cloned().unwrap_or_default()
-            } else {
-                uuid::Uuid::new_v4().to_string()
-            };
-            let record = store.create(id.clone(), requested_ttl);
-            let cancel = record.cancel.clone();
-            let created = json!({"task": self.render(record, View::Create)});
-            (id, created, cancel)
-        };
-        let worker = {
-            let server = self.clone();
-            let ctx = ctx(Some(task_id.clone()));
-            let task_id = task_id.clone();
-            async move {
-                let work = tools::run(&server, &name, &args, &ctx);
-                let outcome = if server.faults.has(Fault::CancelledTaskCompletes) {
-                    Some(work.await)
-                } else {
-                    tokio::select! {
-                        o = work => Some(o),
-                        _ = cancel.notified() => None,
-                    }
-                };
-                if let Some(outcome) = outcome {
-                    server.finish(&task_id, outcome);
-                }
-            }
-        };
-        let handle = tokio::spawn(worker);
         if self.faults.has(Fault::CreateReturnsResult) {
-            let _ = handle.await;
-            return self.outcome_of(&task_id);
+            let outcome = tools::run(self, &name, &args, &ctx(None)).await;
+            return outcome.map_err(error_pair);
         }
+        let server = self.clone();
+        let task_id = self.next_task_id();
+        let run_ctx = ctx(Some(task_id.clone()));
+        let work = Box::pin(async move { tools::run(&server, &name, &args, &run_ctx).await });
+        let created = self.start_task_with_id(task_id.clone(), requested_ttl, work);
         if self.faults.has(Fault::SlowCreate) {
-            tokio::time::sleep(Duration::from_millis(1200)).await;
+            let done = self.lock().get(&task_id).map(|t| t.done.subscribe());
+            if let Some(mut done) = done {
+                let _ = done.wait_for(|d| *d).await;
+            }
         }
         Ok(created)
+    }
+
+    /// The id of the next task (a UUID, unless a fault says otherwise).
+    fn next_task_id(&self) -> String {
+        let store = self.lock();
+        let n = store.created_count();
+        if self.faults.has(Fault::NumericTaskId) {
+            (n + 1).to_string()
+        } else if self.faults.has(Fault::SequentialTaskId) {
+            format!("task-{}", n + 1)
+        } else if self.faults.has(Fault::DuplicateTaskId) && n % 2 == 1 {
+            store.newest().cloned().unwrap_or_default()
+        } else {
+            uuid::Uuid::new_v4().to_string()
+        }
+    }
+
+    /// Creates a task running `work` and returns its CreateTaskResult.
+    fn start_task(self: &Arc<Self>, requested_ttl: Option<u64>, work: Work) -> Value {
+        let id = self.next_task_id();
+        self.start_task_with_id(id, requested_ttl, work)
+    }
+
+    fn start_task_with_id(
+        self: &Arc<Self>,
+        task_id: String,
+        requested_ttl: Option<u64>,
+        work: Work,
+    ) -> Value {
+        let (created, cancel) = {
+            let mut store = self.lock();
+            let record = store.create(task_id.clone(), requested_ttl);
+            let cancel = record.cancel.clone();
+            let task = self.render(record, View::Create);
+            let hint = format!("Task {task_id} started; poll tasks/get for its status.");
+            let created = json!({"task": task, "_meta": {wire::MODEL_IMMEDIATE_RESPONSE: hint}});
+            (created, cancel)
+        };
+        let server = self.clone();
+        tokio::spawn(async move {
+            let outcome = if server.faults.has(Fault::CancelledTaskCompletes) {
+                Some(work.await)
+            } else {
+                tokio::select! {
+                    o = work => Some(o),
+                    _ = cancel.notified() => None,
+                }
+            };
+            if let Some(outcome) = outcome {
+                server.finish(&task_id, outcome);
+            }
+        });
+        created
     }
 
     /// Records the outcome of a task's work and moves it to completed or failed.
@@ -296,7 +342,11 @@ impl Reference {
         let force = self.faults.has(Fault::CancelledTaskCompletes);
         let (status, message, stored) = match outcome {
             Ok(r) if r.get("isError") == Some(&Value::Bool(true)) => (
-                TaskStatus::Failed,
+                if self.faults.has(Fault::ToolErrorCompletes) {
+                    TaskStatus::Completed
+                } else {
+                    TaskStatus::Failed
+                },
                 Some("the tool reported an error (isError: true)".to_string()),
                 TaskOutcome::Result(r),
             ),
@@ -316,6 +366,7 @@ impl Reference {
             }
             t.outcome = Some(stored);
         }
+        let message = message.filter(|_| !self.faults.has(Fault::FailedWithoutStatusMessage));
         if store.transition(id, status, message, force) {
             self.announce(&mut store, id);
         }
@@ -380,6 +431,16 @@ impl Reference {
             t.done.subscribe()
         };
         let _ = done.wait_for(|d| *d).await;
+        if self.faults.has(Fault::ResultOnce) {
+            let mut store = self.lock();
+            let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;
+            t.results_served += 1;
+            if t.results_served > 1 {
+                return Err(invalid(format!(
+                    "Task {id:?}: its result was already retrieved"
+                )));
+            }
+        }
         self.outcome_of(&id)
     }
 
@@ -414,7 +475,7 @@ impl Reference {
             }
         }
         let mut result = json!({"tasks": tasks});
-        if let Some(n) = next {
+        if let Some(n) = next.filter(|_| !self.faults.has(Fault::ListDropsNextCursor)) {
             result["nextCursor"] = json!(n);
         }
         Ok(result)
@@ -424,6 +485,13 @@ impl Reference {
         let id = self.task_id_param(params)?;
         let mut store = self.lock();
         let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;
+        if t.status == TaskStatus::InputRequired
+            && self.faults.has(Fault::CancelInputRequiredRejected)
+        {
+            return Err(invalid(format!(
+                "Cannot cancel task {id:?}: it is waiting for input"
+            )));
+        }
         if t.status.is_terminal() {
             if self.faults.has(Fault::CancelTerminalOk) {
                 return Ok(self.render(t, View::Other));
@@ -504,8 +572,12 @@ pub async fn serve_stdio(faults: Faults) -> std::io::Result<()> {
         }
     });
     let server = Arc::new(Reference {
+        store: Mutex::new(Store::new(if faults.has(Fault::EarlyExpiry) {
+            10
+        } else {
+            1
+        })),
         faults,
-        store: Mutex::default(),
         out,
         calls: Mutex::default(),
         next_call: AtomicU64::new(0),

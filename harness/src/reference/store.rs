@@ -40,24 +40,36 @@ pub struct TaskRecord {
     pub reports: u32,
     /// tasks/get calls answered while terminal (drives a fault).
     pub terminal_gets: u32,
-}
-
-impl TaskRecord {
-    fn expired(&self, now: OffsetDateTime) -> bool {
-        now - self.created > time::Duration::milliseconds(self.ttl_ms as i64)
-    }
+    /// tasks/result answers given (drives a fault).
+    pub results_served: u32,
 }
 
 /// Every task, in creation order.
-#[derive(Default)]
 pub struct Store {
     tasks: HashMap<String, TaskRecord>,
     order: Vec<String>,
     cursors: HashMap<String, usize>,
     created: u64,
+    /// Tasks are deleted after ttl / this (1: at their ttl; more under the early-expiry fault).
+    ttl_divisor: i64,
 }
 
 impl Store {
+    /// An empty store deleting tasks after ttl / `ttl_divisor`.
+    pub fn new(ttl_divisor: i64) -> Store {
+        Store {
+            tasks: HashMap::new(),
+            order: Vec::new(),
+            cursors: HashMap::new(),
+            created: 0,
+            ttl_divisor: ttl_divisor.max(1),
+        }
+    }
+
+    fn expired(&self, t: &TaskRecord, now: OffsetDateTime) -> bool {
+        now - t.created > time::Duration::milliseconds(t.ttl_ms as i64 / self.ttl_divisor)
+    }
+
     /// Creates a task in `working` with a granted ttl; returns its record.
     pub fn create(&mut self, id: String, requested_ttl: Option<u64>) -> &mut TaskRecord {
         let now = OffsetDateTime::now_utc();
@@ -77,6 +89,7 @@ impl Store {
             cancel: Arc::new(Notify::new()),
             reports: 0,
             terminal_gets: 0,
+            results_served: 0,
         };
         self.tasks.insert(id.clone(), record);
         self.tasks.get_mut(&id).expect("just inserted")
@@ -95,7 +108,7 @@ impl Store {
     /// A live task; expired tasks are deleted on the way.
     pub fn get(&mut self, id: &str) -> Option<&mut TaskRecord> {
         let now = OffsetDateTime::now_utc();
-        if self.tasks.get(id).is_some_and(|t| t.expired(now)) {
+        if self.tasks.get(id).is_some_and(|t| self.expired(t, now)) {
             self.tasks.remove(id);
             self.order.retain(|o| o != id);
         }
@@ -135,7 +148,7 @@ impl Store {
         let live: Vec<String> = self
             .order
             .iter()
-            .filter(|id| self.tasks.get(*id).is_some_and(|t| !t.expired(now)))
+            .filter(|id| self.tasks.get(*id).is_some_and(|t| !self.expired(t, now)))
             .cloned()
             .collect();
         let page: Vec<String> = live.iter().skip(start).take(PAGE_SIZE).cloned().collect();

@@ -54,12 +54,15 @@ pub async fn run(
                 .and_then(Value::as_u64)
                 .unwrap_or(3)
                 .clamp(1, 1000);
+            let dropped = ctx.task_id.is_some() && server.faults.has(Fault::ProgressTokenDropped);
             for i in 1..=steps {
                 tokio::time::sleep(Duration::from_millis(ms / steps)).await;
-                if let Some(token) = &ctx.progress_token {
+                if let Some(token) = ctx.progress_token.as_ref().filter(|_| !dropped) {
                     let mut params = json!({"progressToken": token, "progress": i, "total": steps});
                     if let Some(id) = &ctx.task_id {
-                        params["_meta"] = server.related_meta(id);
+                        if !server.faults.has(Fault::ProgressWithoutRelatedTask) {
+                            params["_meta"] = server.related_meta(id);
+                        }
                     }
                     server.send(wire::notification("notifications/progress", &params));
                 }

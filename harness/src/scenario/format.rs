@@ -17,6 +17,10 @@ pub struct Scenario {
     pub tags: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Requires::is_empty")]
     pub requires: Requires,
+    /// Requestor rules this scenario breaks on purpose to test the receiver's answer; taskcheck
+    /// reports any other break of a requestor rule by itself as a harness error.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub breaks: Vec<String>,
     /// Client capabilities sent in initialize (default: `{elicitation: {}}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_capabilities: Option<Value>,
@@ -47,8 +51,8 @@ impl Requires {
     }
 }
 
-/// One step: exactly one of `send`, `notify`, `poll`, `wait`, `answer`, `walk_list`,
-/// `parallel`, `steps`, with the fields that kind takes.
+/// One step: exactly one of `send`, `notify`, `poll`, `wait`, `answer`, `notification`,
+/// `walk_list`, `parallel`, `steps`, with the fields that kind takes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, try_from = "RawStep", into = "RawStep")]
 pub struct Step {
@@ -92,9 +96,14 @@ pub enum StepKind {
         method: String,
         reply: Value,
     },
+    /// Wait for a receiver notification of this method and judge its params with `expect`.
+    Notification {
+        method: String,
+    },
     /// Walk tasks/list through every cursor; the answer judged is `{tasks: [...]}` of all pages.
     WalkList {
         contains: Option<String>,
+        next_cursor_rule: Option<String>,
     },
     Parallel(Vec<Step>),
     Sequence(Vec<Step>),
@@ -142,6 +151,8 @@ pub struct RawStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notification: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walk_list: Option<WalkList>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel: Option<Vec<Step>>,
@@ -178,6 +189,9 @@ pub struct WalkList {
     /// `${var}` holding task ids (a string or an array) that must all appear in the walk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contains: Option<String>,
+    /// Rule judged on the first page: if it leaves out some `contains` task, it has a `nextCursor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor_rule: Option<String>,
 }
 
 const STATUSES: [&str; 5] = [
@@ -198,6 +212,7 @@ impl TryFrom<RawStep> for Step {
             ("poll", raw.poll.is_some()),
             ("wait", raw.wait.is_some()),
             ("answer", raw.answer.is_some()),
+            ("notification", raw.notification.is_some()),
             ("walk_list", raw.walk_list.is_some()),
             ("parallel", raw.parallel.is_some()),
             ("steps", raw.steps.is_some()),
@@ -208,7 +223,7 @@ impl TryFrom<RawStep> for Step {
         let kind_name = match kinds.as_slice() {
             [one] => *one,
             [] => return Err(
-                "a step needs one of send, notify, poll, wait, answer, walk_list, parallel, steps"
+                "a step needs one of send, notify, poll, wait, answer, notification, walk_list, parallel, steps"
                     .into(),
             ),
             many => {
@@ -233,6 +248,7 @@ impl TryFrom<RawStep> for Step {
             "poll" => &["until", "capture", "rule", "timeout_ms"],
             "wait" => &[],
             "answer" => &["reply", "rule", "expect", "checks", "timeout_ms"],
+            "notification" => &["rule", "expect", "checks", "timeout_ms"],
             "walk_list" => &["rule", "expect", "checks", "timeout_ms"],
             _ => &[],
         };
@@ -296,9 +312,16 @@ impl TryFrom<RawStep> for Step {
                     .reply
                     .ok_or("an answer step needs `reply`: the result to send")?,
             },
-            "walk_list" => StepKind::WalkList {
-                contains: raw.walk_list.and_then(|w| w.contains),
+            "notification" => StepKind::Notification {
+                method: raw.notification.unwrap_or_default(),
             },
+            "walk_list" => {
+                let w = raw.walk_list.unwrap_or_default();
+                StepKind::WalkList {
+                    contains: w.contains,
+                    next_cursor_rule: w.next_cursor_rule,
+                }
+            }
             "parallel" => StepKind::Parallel(raw.parallel.unwrap_or_default()),
             _ => StepKind::Sequence(raw.steps.unwrap_or_default()),
         };
@@ -354,7 +377,16 @@ impl From<Step> for RawStep {
                 raw.answer = Some(method);
                 raw.reply = Some(reply);
             }
-            StepKind::WalkList { contains } => raw.walk_list = Some(WalkList { contains }),
+            StepKind::Notification { method } => raw.notification = Some(method),
+            StepKind::WalkList {
+                contains,
+                next_cursor_rule,
+            } => {
+                raw.walk_list = Some(WalkList {
+                    contains,
+                    next_cursor_rule,
+                })
+            }
             StepKind::Parallel(steps) => raw.parallel = Some(steps),
             StepKind::Sequence(steps) => raw.steps = Some(steps),
         }
@@ -379,11 +411,15 @@ impl Scenario {
             for s in steps {
                 out.extend(s.rule.clone());
                 out.extend(s.checks.iter().map(|c| c.rule.clone()));
-                if let StepKind::Send {
-                    within: Some(w), ..
-                } = &s.kind
-                {
-                    out.push(w.rule.clone());
+                match &s.kind {
+                    StepKind::Send {
+                        within: Some(w), ..
+                    } => out.push(w.rule.clone()),
+                    StepKind::WalkList {
+                        next_cursor_rule: Some(r),
+                        ..
+                    } => out.push(r.clone()),
+                    _ => {}
                 }
                 if let StepKind::Parallel(inner) | StepKind::Sequence(inner) = &s.kind {
                     walk(inner, out);

@@ -73,6 +73,18 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             ));
         }
     }
+    for rule in &scenario.breaks {
+        if spec::rule(rule).is_none_or(|r| r.status != spec::Status::Requestor) {
+            let (l, c) = locate(rule);
+            return Err(err(
+                l,
+                c,
+                format!(
+                    "`breaks` lists {rule:?}, which is not a requestor rule (see `taskcheck list`)"
+                ),
+            ));
+        }
+    }
     for rule in scenario.judged_rules() {
         if !scenario.rules.contains(&rule) {
             let (l, c) = locate(&rule);

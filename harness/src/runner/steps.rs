@@ -1,12 +1,11 @@
-//! Runs one scenario on a fresh session and judges it.
+//! Executing scenario steps: requests, polls, receiver requests and notifications, list walks.
 
+use super::{Config, Stop, MAX_LIST_PAGES, POLL_DEFAULT_MS, POLL_MAX_MS, POLL_MIN_MS};
 use crate::matcher::{self, Vars};
-use crate::monitor;
-use crate::scenario::{Expect, Scenario, Step, StepKind};
-use crate::session::{Reply, RequestError, ServerInfo, Session};
-use crate::trace::Entry;
-use crate::transport::Connect;
-use crate::verdict::{Check, Verdict};
+use crate::scenario::{Expect, Step, StepKind};
+use crate::session::{Inbound, Inbox, Reply, RequestError, Session};
+use crate::spec::{self, Level};
+use crate::verdict::Check;
 use crate::wire::{self, Outcome};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -14,63 +13,17 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 
-/// Timeouts and bounds of a run.
-#[derive(Debug, Clone)]
-pub struct Limits {
-    /// Per request (and per awaited receiver request).
-    pub request: Duration,
-    /// Per scenario, from connect to the last step.
-    pub scenario: Duration,
-    /// Longest a poll step waits for its statuses.
-    pub poll: Duration,
-}
-
-/// pollInterval is honoured within these bounds; without one, polls are 100 ms apart.
-const POLL_MIN_MS: u64 = 10;
-const POLL_MAX_MS: u64 = 1000;
-const POLL_DEFAULT_MS: u64 = 100;
-const MAX_LIST_PAGES: usize = 1000;
-
-/// Everything one scenario produced.
-#[derive(Debug, Clone)]
-pub struct ScenarioRun {
-    pub id: String,
-    pub title: String,
-    pub checks: Vec<Check>,
-    /// Why the run stopped early for a harness or transport reason.
-    pub error: Option<String>,
-    pub server: Option<ServerInfo>,
-    pub trace: Vec<Entry>,
-    pub duration: Duration,
-}
-
-/// Why steps stopped early.
-enum Stop {
-    /// A step without a rule failed: the remaining rules are untestable.
-    Prerequisite(String),
-    /// The connection failed: the remaining rules are errors.
-    Transport(String),
-}
-
-impl From<RequestError> for Stop {
-    fn from(e: RequestError) -> Stop {
-        match e {
-            RequestError::Closed(_) => Stop::Transport(e.to_string()),
-            RequestError::Timeout { .. } => Stop::Prerequisite(e.to_string()),
-        }
-    }
-}
-
-struct Exec<'a> {
-    session: &'a Session,
-    limits: &'a Limits,
+/// Runs steps on one session.
+pub(super) struct Exec<'a> {
+    pub(super) session: &'a Session,
+    pub(super) config: &'a Config,
 }
 
 /// What one branch of steps produced.
 #[derive(Default, Clone)]
-struct State {
-    vars: Vars,
-    checks: Vec<Check>,
+pub(super) struct State {
+    pub(super) vars: Vars,
+    pub(super) checks: Vec<Check>,
 }
 
 impl State {
@@ -101,7 +54,8 @@ fn outcome_value(outcome: &Outcome) -> &Value {
     }
 }
 
-fn describe(outcome: &Outcome) -> String {
+/// A short text of an answer.
+pub(super) fn describe(outcome: &Outcome) -> String {
     match outcome {
         Outcome::Result(v) => format!("result {}", matcher::short(v)),
         Outcome::Error(v) => format!("error {}", matcher::short(v)),
@@ -157,11 +111,11 @@ fn expect_holds(expect: &Expect, answer: &Outcome, vars: &mut Vars) -> Result<()
 impl<'a> Exec<'a> {
     fn timeout(&self, step: &Step) -> Duration {
         step.timeout_ms
-            .map(Duration::from_millis)
-            .unwrap_or(self.limits.request)
+            .map(|ms| self.config.limits.scaled(ms))
+            .unwrap_or(self.config.limits.request)
     }
 
-    fn run_steps(&'a self, steps: &'a [Step], state: &'a mut State) -> StepFuture<'a> {
+    pub(super) fn run_steps(&'a self, steps: &'a [Step], state: &'a mut State) -> StepFuture<'a> {
         Box::pin(async move {
             for step in steps {
                 self.run_step(step, state).await?;
@@ -186,12 +140,17 @@ impl<'a> Exec<'a> {
         for (rule, expect) in primary.into_iter().chain(extra) {
             let verdict = expect_holds(expect, answer, &mut state.vars);
             let held = verdict.is_ok();
-            state.judge(
-                &rule,
-                held,
-                verdict.err().unwrap_or_else(|| "answer as expected".into()),
-                evidence.clone(),
-            )?;
+            let recorded = rule
+                .as_deref()
+                .and_then(spec::rule)
+                .is_some_and(|r| r.level == Level::May);
+            let message = match verdict {
+                // a MAY is recorded, not judged: say what the receiver did
+                Ok(()) if recorded => format!("answered {}", describe(answer)),
+                Ok(()) => "answer as expected".into(),
+                Err(why) => why,
+            };
+            state.judge(&rule, held, message, evidence.clone())?;
         }
         Ok(())
     }
@@ -228,7 +187,14 @@ impl<'a> Exec<'a> {
                 within,
                 save,
             } => {
-                let params = subst(params, &state.vars)?;
+                let mut params = subst(params, &state.vars)?;
+                if method == "tools/call" {
+                    params = self
+                        .config
+                        .fixtures
+                        .apply(&params)
+                        .map_err(Stop::Prerequisite)?;
+                }
                 let mut collected: Vars = Vars::new();
                 for _ in 0..repeat.unwrap_or(1) {
                     let before = state.vars.clone();
@@ -282,31 +248,27 @@ impl<'a> Exec<'a> {
                 capture,
             } => self.poll(step, task, until, capture, state).await,
             StepKind::Answer { method, reply } => {
-                let request = match self.session.next_request(method, self.timeout(step)).await {
-                    Ok(r) => r,
-                    Err(e @ RequestError::Timeout { .. }) => {
-                        return state.judge(
-                            &step.rule,
-                            false,
-                            format!("the receiver sent no {method}: {e}"),
-                            Vec::new(),
-                        );
-                    }
-                    Err(e) => return Err(e.into()),
+                let Some(request) = self.receive(step, Inbox::Requests, method, state).await?
+                else {
+                    return Ok(());
                 };
-                self.judge_answer(
-                    step,
-                    &Outcome::Result(request.params.clone()),
-                    vec![request.seq],
-                    state,
-                )?;
                 let reply = subst(reply, &state.vars)?;
                 self.session
                     .respond(&request.id, reply)
                     .await
                     .map_err(Stop::from)
             }
-            StepKind::WalkList { contains } => self.walk_list(step, contains, state).await,
+            StepKind::Notification { method } => self
+                .receive(step, Inbox::Notifications, method, state)
+                .await
+                .map(|_| ()),
+            StepKind::WalkList {
+                contains,
+                next_cursor_rule,
+            } => {
+                self.walk_list(step, contains, next_cursor_rule, state)
+                    .await
+            }
             StepKind::Parallel(branches) => {
                 let mut states: Vec<State> = branches
                     .iter()
@@ -332,6 +294,29 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Waits for a receiver request or notification of `method` and judges its params.
+    async fn receive(
+        &self,
+        step: &Step,
+        inbox: Inbox,
+        method: &str,
+        state: &mut State,
+    ) -> Result<Option<Inbound>, Stop> {
+        match self.session.next(inbox, method, self.timeout(step)).await {
+            Ok(inbound) => {
+                let params = Outcome::Result(inbound.params.clone());
+                self.judge_answer(step, &params, vec![inbound.seq], state)?;
+                Ok(Some(inbound))
+            }
+            Err(e @ RequestError::Timeout { .. }) => {
+                let why = format!("the receiver sent no {method}: {e}");
+                state.judge(&step.rule, false, why, Vec::new())?;
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
     async fn poll(
         &self,
         step: &Step,
@@ -343,8 +328,8 @@ impl<'a> Exec<'a> {
         let task_id = matcher::substitute(&json!(task), &state.vars).map_err(Stop::Prerequisite)?;
         let limit = step
             .timeout_ms
-            .map(Duration::from_millis)
-            .unwrap_or(self.limits.poll);
+            .map(|ms| self.config.limits.scaled(ms))
+            .unwrap_or(self.config.limits.poll);
         let start = Instant::now();
         let mut last = String::from("no answer");
         let mut evidence = Vec::new();
@@ -404,13 +389,23 @@ impl<'a> Exec<'a> {
         &self,
         step: &Step,
         contains: &Option<String>,
+        next_cursor_rule: &Option<String>,
         state: &mut State,
     ) -> Result<(), Stop> {
+        let wanted: Vec<String> = match contains {
+            Some(var) => {
+                match matcher::substitute(&json!(var), &state.vars).map_err(Stop::Prerequisite)? {
+                    Value::Array(a) => a.iter().map(wire::id_text).collect(),
+                    other => vec![wire::id_text(&other)],
+                }
+            }
+            None => Vec::new(),
+        };
         let mut tasks = Vec::new();
         let mut cursor: Option<Value> = None;
         let mut seen_cursors = BTreeSet::new();
         let mut evidence = Vec::new();
-        for _ in 0..MAX_LIST_PAGES {
+        for page_number in 0..MAX_LIST_PAGES {
             let params = match &cursor {
                 Some(c) => json!({"cursor": c}),
                 None => json!({}),
@@ -430,13 +425,29 @@ impl<'a> Exec<'a> {
                     );
                 }
             };
-            tasks.extend(
-                page.get("tasks")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default(),
-            );
+            let listed = page
+                .get("tasks")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             cursor = page.get("nextCursor").filter(|c| !c.is_null()).cloned();
+            if page_number == 0 && !wanted.is_empty() {
+                if let Some(rule) = next_cursor_rule {
+                    let on_page = ids_of(&listed);
+                    let left_out = wanted.iter().filter(|w| !on_page.contains(*w)).count();
+                    state.judge(
+                        &Some(rule.clone()),
+                        left_out == 0 || cursor.is_some(),
+                        match (left_out, &cursor) {
+                            (0, _) => format!("the first page holds all {} task(s)", wanted.len()),
+                            (n, Some(_)) => format!("the first page leaves out {n} task(s) and has a nextCursor"),
+                            (n, None) => format!("the first page leaves out {n} of {} retrievable task(s) but has no nextCursor", wanted.len()),
+                        },
+                        vec![reply.asked, reply.seq],
+                    )?;
+                }
+            }
+            tasks.extend(listed);
             match &cursor {
                 None => break,
                 Some(c) if !seen_cursors.insert(c.to_string()) => {
@@ -447,17 +458,8 @@ impl<'a> Exec<'a> {
                 Some(_) => {}
             }
         }
-        let listed: BTreeSet<String> = tasks
-            .iter()
-            .filter_map(|t| t.get("taskId").map(wire::id_text))
-            .collect();
-        if let Some(var) = contains {
-            let wanted =
-                matcher::substitute(&json!(var), &state.vars).map_err(Stop::Prerequisite)?;
-            let wanted: Vec<String> = match wanted {
-                Value::Array(a) => a.iter().map(wire::id_text).collect(),
-                other => vec![wire::id_text(&other)],
-            };
+        if contains.is_some() {
+            let listed = ids_of(&tasks);
             let missing: Vec<&String> = wanted.iter().filter(|w| !listed.contains(*w)).collect();
             state.judge(
                 &step.rule,
@@ -478,190 +480,10 @@ impl<'a> Exec<'a> {
     }
 }
 
-/// Runs one scenario against a fresh connection.
-pub async fn run_scenario<C: Connect>(
-    connector: &C,
-    scenario: &Scenario,
-    limits: &Limits,
-) -> ScenarioRun {
-    let start = Instant::now();
-    let mut run = ScenarioRun {
-        id: scenario.id.clone(),
-        title: scenario.title.clone(),
-        checks: Vec::new(),
-        error: None,
-        server: None,
-        trace: Vec::new(),
-        duration: Duration::ZERO,
-    };
-    let all_rules = |verdict: Verdict, why: &str| {
-        scenario
-            .rules
-            .iter()
-            .map(|r| Check::with(r, verdict, why))
-            .collect::<Vec<_>>()
-    };
-    let conn = match connector.connect().await {
-        Ok(c) => c,
-        Err(e) => {
-            run.error = Some(e.to_string());
-            run.checks = all_rules(Verdict::Error, &e.to_string());
-            return run;
-        }
-    };
-    let session = Session::start(conn, limits.request);
-    let deadline = scenario
-        .timeout_ms
-        .map(Duration::from_millis)
-        .unwrap_or(limits.scenario);
-    let body = async {
-        let caps = scenario
-            .client_capabilities
-            .clone()
-            .unwrap_or(json!({"elicitation": {}}));
-        let info = session.initialize(caps).await.map_err(Stop::Transport)?;
-        run.server = Some(info.clone());
-        if let Some(skip) = prerequisites(&session, scenario, &info).await? {
-            return Ok(Body::Skipped(skip));
-        }
-        let exec = Exec {
-            session: &session,
-            limits,
-        };
-        let mut state = State::default();
-        let stopped = exec.run_steps(&scenario.steps, &mut state).await.err();
-        Ok::<_, Stop>(Body::Ran(
-            state,
-            stopped.map(|s| match s {
-                Stop::Prerequisite(why) => {
-                    (Verdict::Untestable, format!("prerequisite failed: {why}"))
-                }
-                Stop::Transport(why) => (Verdict::Error, why),
-            }),
-        ))
-    };
-    let outcome = match tokio::time::timeout(deadline, body).await {
-        Ok(Ok(done)) => done,
-        Ok(Err(Stop::Transport(why) | Stop::Prerequisite(why))) => {
-            Body::Ran(State::default(), Some((Verdict::Error, why)))
-        }
-        Err(_) => Body::Ran(
-            State::default(),
-            Some((
-                Verdict::Error,
-                format!("scenario deadline of {} ms passed", deadline.as_millis()),
-            )),
-        ),
-    };
-    run.trace = session.trace.entries();
-    drop(session);
-    let stopped = match outcome {
-        Body::Skipped((verdict, why)) => {
-            run.checks = all_rules(verdict, &why);
-            run.duration = start.elapsed();
-            return run;
-        }
-        Body::Ran(state, stopped) => {
-            run.checks = state.checks;
-            stopped
-        }
-    };
-    if let Some(server) = &run.server {
-        run.checks
-            .extend(monitor::judge(&run.trace, &server.capabilities));
-    }
-    if let Some((Verdict::Error, why)) = &stopped {
-        run.error = Some(why.clone());
-    }
-    let judged: BTreeSet<String> = run.checks.iter().map(|c| c.rule.clone()).collect();
-    for rule in scenario.rules.iter().filter(|r| !judged.contains(*r)) {
-        run.checks.push(match &stopped {
-            Some((verdict, why)) => Check::with(rule, *verdict, why.clone()),
-            None => Check::with(rule, Verdict::Untestable, "not observed in this run"),
-        });
-    }
-    run.duration = start.elapsed();
-    run
-}
-
-/// How a scenario body ended: skipped for a missing prerequisite, or ran (maybe stopping early).
-enum Body {
-    Skipped((Verdict, String)),
-    Ran(State, Option<(Verdict, String)>),
-}
-
-/// Not-applicable for a missing capability, untestable for a missing fixture tool.
-async fn prerequisites(
-    session: &Session,
-    scenario: &Scenario,
-    info: &ServerInfo,
-) -> Result<Option<(Verdict, String)>, Stop> {
-    let req = &scenario.requires;
-    if let Some(missing) = req
-        .capabilities
+/// The task ids of Task objects.
+fn ids_of(tasks: &[Value]) -> BTreeSet<String> {
+    tasks
         .iter()
-        .find(|c| !monitor::has_capability(&info.capabilities, c))
-    {
-        return Ok(Some((
-            Verdict::NotApplicable,
-            format!("the receiver does not declare {missing}"),
-        )));
-    }
-    if let Some(present) = req
-        .absent_capabilities
-        .iter()
-        .find(|c| monitor::has_capability(&info.capabilities, c))
-    {
-        return Ok(Some((
-            Verdict::NotApplicable,
-            format!("applies only to receivers without {present}"),
-        )));
-    }
-    if !req.tools.is_empty() {
-        let tools = list_tools(session).await?;
-        if let Some(missing) = req.tools.iter().find(|t| !tools.contains(t)) {
-            return Ok(Some((
-                Verdict::Untestable,
-                format!("the receiver has no fixture tool {missing:?}"),
-            )));
-        }
-    }
-    Ok(None)
-}
-
-/// Names of every tool the receiver lists, following cursors.
-async fn list_tools(session: &Session) -> Result<Vec<String>, Stop> {
-    let mut names = Vec::new();
-    let mut cursor: Option<Value> = None;
-    for _ in 0..MAX_LIST_PAGES {
-        let params = cursor
-            .as_ref()
-            .map(|c| json!({"cursor": c}))
-            .unwrap_or(json!({}));
-        let reply = session
-            .request("tools/list", params, session.timeout)
-            .await?;
-        let page = match reply.outcome {
-            Outcome::Result(p) => p,
-            e @ Outcome::Error(_) => {
-                return Err(Stop::Prerequisite(format!(
-                    "tools/list answered {}",
-                    describe(&e)
-                )))
-            }
-        };
-        for tool in page
-            .get("tools")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-        {
-            names.extend(tool.get("name").and_then(Value::as_str).map(str::to_string));
-        }
-        cursor = page.get("nextCursor").filter(|c| !c.is_null()).cloned();
-        if cursor.is_none() {
-            break;
-        }
-    }
-    Ok(names)
+        .filter_map(|t| t.get("taskId").map(wire::id_text))
+        .collect()
 }

@@ -1,0 +1,165 @@
+//! taskcheck's own conduct as a requestor: the requestor rules it obeys, checked on the
+//! messages it sent. A break is a harness error, unless the scenario breaks that rule on
+//! purpose and says so in `breaks`.
+
+use super::{has_capability, task_capability};
+use crate::schema::Violation;
+use crate::verdict::{Check, Verdict};
+use crate::wire;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Every requestor rule taskcheck checks itself against.
+pub const CONDUCT_RULES: [&str; 5] = [
+    "tasks.capability.requestor-augments-declared-only",
+    "tasks.tool.requestor-respects-task-support",
+    "tasks.meta.requestor-omits",
+    "tasks.list.requestor-opaque-cursor",
+    "tasks.schema.requestor-messages",
+];
+
+/// What taskcheck did, judged against the requestor rules.
+pub struct Conduct<'a> {
+    capabilities: &'a Value,
+    breaks: &'a [String],
+    /// `execution.taskSupport` of every listed tool (None: no `execution.taskSupport`).
+    support: HashMap<String, Option<String>>,
+    cursors: HashSet<String>,
+    /// Task ids the receiver gave that are not strings: sending them back is its doing.
+    foreign_ids: HashSet<String>,
+    broken: BTreeMap<&'static str, (String, u64)>,
+}
+
+impl<'a> Conduct<'a> {
+    pub fn new(capabilities: &'a Value, breaks: &'a [String]) -> Conduct<'a> {
+        Conduct {
+            capabilities,
+            breaks,
+            support: HashMap::new(),
+            cursors: HashSet::new(),
+            foreign_ids: HashSet::new(),
+            broken: BTreeMap::new(),
+        }
+    }
+
+    fn broke(&mut self, rule: &'static str, what: String, seq: u64) {
+        if !self.breaks.iter().any(|b| b == rule) {
+            self.broken.entry(rule).or_insert((what, seq));
+        }
+    }
+
+    /// A tools/list result: remember each tool's taskSupport.
+    pub fn tools_listed(&mut self, result: &Value) {
+        for tool in result
+            .get("tools")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            if let Some(name) = tool.get("name").and_then(Value::as_str) {
+                let support = tool
+                    .pointer("/execution/taskSupport")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                self.support.insert(name.to_string(), support);
+            }
+        }
+    }
+
+    /// A tasks/list result: its cursor may be sent back.
+    pub fn cursor_received(&mut self, cursor: &Value) {
+        self.cursors.insert(cursor.to_string());
+    }
+
+    /// A task id the receiver reported.
+    pub fn task_id_received(&mut self, id: &Value) {
+        if !id.is_string() {
+            self.foreign_ids.insert(id.to_string());
+        }
+    }
+
+    /// A request taskcheck sent.
+    pub fn request(&mut self, method: &str, params: &Value, seq: u64) {
+        let augmented = params.get("task").is_some();
+        if augmented {
+            let declared =
+                task_capability(method).is_some_and(|c| has_capability(self.capabilities, c));
+            if !declared {
+                self.broke(
+                    "tasks.capability.requestor-augments-declared-only",
+                    format!("task-augmented {method} without the receiver declaring it"),
+                    seq,
+                );
+            }
+        }
+        if method == "tools/call" {
+            let name = params
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Some(support) = self.support.get(name).cloned() {
+                let support = support.as_deref().unwrap_or("forbidden");
+                if augmented && support == "forbidden" {
+                    self.broke(
+                        "tasks.tool.requestor-respects-task-support",
+                        format!("task-augmented call of {name:?}, whose taskSupport is forbidden or absent"),
+                        seq,
+                    );
+                }
+                if !augmented && support == "required" {
+                    self.broke(
+                        "tasks.tool.requestor-respects-task-support",
+                        format!("plain call of {name:?}, whose taskSupport is required"),
+                        seq,
+                    );
+                }
+            }
+        }
+        if matches!(method, "tasks/get" | "tasks/result" | "tasks/cancel")
+            && wire::has_related_task(params)
+        {
+            self.broke(
+                "tasks.meta.requestor-omits",
+                format!("{method} sent with related-task _meta"),
+                seq,
+            );
+        }
+        if method == "tasks/list" {
+            if let Some(c) = params.get("cursor").filter(|c| !c.is_null()) {
+                if !self.cursors.contains(&c.to_string()) {
+                    self.broke(
+                        "tasks.list.requestor-opaque-cursor",
+                        format!("tasks/list sent cursor {c}, which no tasks/list returned"),
+                        seq,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Schema violations of a message taskcheck sent (a task id the receiver gave, sent back
+    /// as it was, is not taskcheck's violation).
+    pub fn invalid(&mut self, violations: &[Violation], seq: u64) {
+        let own = violations
+            .iter()
+            .find(|v| !self.foreign_ids.contains(&v.value.to_string()));
+        if let Some(first) = own {
+            self.broke("tasks.schema.requestor-messages", first.to_string(), seq);
+        }
+    }
+
+    /// One harness error per requestor rule taskcheck broke without saying so.
+    pub fn errors(self) -> Vec<Check> {
+        self.broken
+            .into_iter()
+            .map(|(rule, (what, seq))| Check {
+                rule: rule.to_string(),
+                verdict: Verdict::Error,
+                message: format!(
+                    "taskcheck broke this requestor rule itself (trace #{seq}: {what}); a scenario that does so on purpose lists it in `breaks`"
+                ),
+                evidence: vec![seq],
+            })
+            .collect()
+    }
+}

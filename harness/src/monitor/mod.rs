@@ -1,0 +1,785 @@
+//! Monitors: checks that watch every message of a session. A pure function of the trace.
+
+mod conduct;
+mod entropy;
+mod expiry;
+
+pub use conduct::CONDUCT_RULES;
+
+use crate::model::{Finding, Model, Observation, Source};
+use crate::schema::{self, SchemaSet, Shape};
+use crate::trace::{Direction, Entry};
+use crate::verdict::Check;
+use crate::wire::{self, code, Message, Outcome};
+use conduct::Conduct;
+use expiry::Expiry;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Every rule a monitor judges.
+pub const MONITOR_RULES: [&str; 22] = [
+    "tasks.capability.declare",
+    "tasks.id.string",
+    "tasks.id.unique",
+    "tasks.lifecycle.initial-working",
+    "tasks.lifecycle.terminal-final",
+    "tasks.ttl.created-at",
+    "tasks.ttl.last-updated-at",
+    "tasks.ttl.created-at-constant",
+    "tasks.ttl.last-updated-monotonic",
+    "tasks.ttl.get-includes-ttl",
+    "tasks.ttl.no-early-expiry",
+    "tasks.ttl.override",
+    "tasks.create.model-immediate-response",
+    "tasks.meta.result-related-task",
+    "tasks.meta.no-related-task-in-results",
+    "tasks.meta.related-messages",
+    "tasks.notify.no-related-task",
+    "tasks.failed.status-message",
+    "tasks.errors.informative-message",
+    "tasks.security.secure-ids",
+    "tasks.schema.receiver-messages",
+    "tasks.schema.official",
+];
+
+/// What the monitors know besides the trace.
+pub struct Context<'a> {
+    /// The receiver's capabilities from its initialize result.
+    pub capabilities: &'a Value,
+    /// The official schema given with `--schema`, if any.
+    pub official: Option<&'a SchemaSet>,
+    /// Requestor rules the scenario breaks on purpose.
+    pub breaks: &'a [String],
+}
+
+/// What the monitors concluded: checks of the receiver, and taskcheck's own broken rules.
+pub struct Judgement {
+    pub checks: Vec<Check>,
+    pub harness_errors: Vec<Check>,
+}
+
+/// Whether a dotted path (`tasks.requests.tools.call`) exists in a capabilities object.
+pub fn has_capability(capabilities: &Value, path: &str) -> bool {
+    path.split('.')
+        .try_fold(capabilities, |v, key| v.get(key))
+        .is_some_and(|v| !v.is_null() && v != &Value::Bool(false))
+}
+
+/// The capability that lets a request type be task-augmented (None: it never can be).
+pub fn task_capability(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" => Some("tasks.requests.tools.call"),
+        "sampling/createMessage" => Some("tasks.requests.sampling.createMessage"),
+        "elicitation/create" => Some("tasks.requests.elicitation.create"),
+        _ => None,
+    }
+}
+
+/// A request taskcheck sent, waiting for its answer.
+struct Asked {
+    method: String,
+    params: Value,
+    seq: u64,
+    t_ms: u64,
+}
+
+struct Monitor<'a> {
+    ctx: &'a Context<'a>,
+    findings: Vec<Finding>,
+    model: Model,
+    expiry: Expiry,
+    conduct: Conduct<'a>,
+    asked: HashMap<String, Asked>,
+    /// Methods of the receiver's requests, by id.
+    theirs: HashMap<String, String>,
+    /// Progress tokens of task-augmented requests: the task id and when it was created.
+    progress: HashMap<String, (String, u64)>,
+    created: BTreeSet<String>,
+}
+
+/// Judges a whole trace; one check per rule exercised (the first failure, or a pass).
+pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
+    let mut m = Monitor {
+        ctx,
+        findings: Vec::new(),
+        model: Model::default(),
+        expiry: Expiry::default(),
+        conduct: Conduct::new(ctx.capabilities, ctx.breaks),
+        asked: HashMap::new(),
+        theirs: HashMap::new(),
+        progress: HashMap::new(),
+        created: BTreeSet::new(),
+    };
+    for e in entries {
+        m.entry(e);
+    }
+    m.ids();
+    Judgement {
+        checks: summarize(m.findings),
+        harness_errors: m.conduct.errors(),
+    }
+}
+
+fn find(rule: &'static str, held: bool, message: String, evidence: Vec<u64>) -> Finding {
+    Finding {
+        rule,
+        held,
+        message,
+        evidence,
+    }
+}
+
+impl Monitor<'_> {
+    fn entry(&mut self, e: &Entry) {
+        let Some(value) = &e.message else { return };
+        let Ok(msg) = wire::classify(value) else {
+            return;
+        };
+        match (e.dir, msg) {
+            (Direction::Out, Message::Request { id, method, params }) => {
+                self.conduct.request(&method, &params, e.seq);
+                let shape = Shape::Request {
+                    method: &method,
+                    message: value,
+                };
+                self.schemas(e, &shape);
+                if method == "tasks/cancel" {
+                    if let Some(t) = params.get("taskId") {
+                        self.expiry.exempt(&wire::id_text(t));
+                    }
+                }
+                self.asked.insert(
+                    id.to_string(),
+                    Asked {
+                        method,
+                        params,
+                        seq: e.seq,
+                        t_ms: e.t_ms,
+                    },
+                );
+            }
+            (dir, Message::Request { id, method, .. }) => {
+                self.schemas(
+                    e,
+                    &Shape::Request {
+                        method: &method,
+                        message: value,
+                    },
+                );
+                if dir == Direction::In {
+                    self.theirs.insert(id.to_string(), method);
+                }
+            }
+            (_, Message::Notification { method, params }) => {
+                self.schemas(
+                    e,
+                    &Shape::Notification {
+                        method: &method,
+                        message: value,
+                    },
+                );
+                if e.dir == Direction::In {
+                    self.notification(&method, &params, e);
+                }
+            }
+            (Direction::Out, Message::Response { id, outcome }) => {
+                let method = self.theirs.remove(&id.to_string()).unwrap_or_default();
+                match &outcome {
+                    Outcome::Result(result) => self.schemas(
+                        e,
+                        &Shape::Result {
+                            method: &method,
+                            request_params: &Value::Null,
+                            result,
+                        },
+                    ),
+                    Outcome::Error(_) => self.schemas(e, &Shape::Error { message: value }),
+                }
+            }
+            (_, Message::Response { id, outcome }) => {
+                let Some(asked) = self.asked.remove(&id.to_string()) else {
+                    return;
+                };
+                match &outcome {
+                    Outcome::Result(result) => {
+                        self.schemas(
+                            e,
+                            &Shape::Result {
+                                method: &asked.method,
+                                request_params: &asked.params,
+                                result,
+                            },
+                        );
+                        self.result(&asked, result, e);
+                    }
+                    Outcome::Error(error) => {
+                        self.schemas(e, &Shape::Error { message: value });
+                        self.error(&asked, error, e);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Validates a message against the built-in schema and the official one, if given.
+    fn schemas(&mut self, e: &Entry, shape: &Shape) {
+        let builtin = schema::violations(schema::builtin(), shape);
+        let official = self.ctx.official.map(|s| schema::violations(s, shape));
+        if e.dir == Direction::Out {
+            self.conduct.invalid(&builtin, e.seq);
+            self.conduct
+                .invalid(official.as_deref().unwrap_or_default(), e.seq);
+            return;
+        }
+        let describe = |v: &[schema::Violation], origin: &str| match v {
+            [] => format!("valid against the {origin}"),
+            [first] => first.to_string(),
+            [first, rest @ ..] => format!("{first} (and {} more)", rest.len()),
+        };
+        self.findings.push(find(
+            "tasks.schema.receiver-messages",
+            builtin.is_empty(),
+            describe(&builtin, "built-in Tasks schema"),
+            vec![e.seq],
+        ));
+        if let (Some(v), Some(set)) = (official, self.ctx.official) {
+            let message = describe(&v, &set.origin);
+            self.findings.push(find(
+                "tasks.schema.official",
+                v.is_empty(),
+                message,
+                vec![e.seq],
+            ));
+        }
+    }
+
+    /// Feeds one Task object to the model and the expiry tracker.
+    fn observe(&mut self, task: &Value, source: Source, e: &Entry, asked: Option<u64>) {
+        let obs = Observation {
+            task: task.clone(),
+            source,
+            received: e.seq,
+            asked,
+        };
+        self.findings.extend(self.model.observe(&obs));
+        let Some(raw_id) = task.get("taskId") else {
+            return;
+        };
+        self.conduct.task_id_received(raw_id);
+        let id = wire::id_text(raw_id);
+        if let Some(ttl) = task.get("ttl") {
+            self.expiry.ttl_reported(&id, ttl.as_u64());
+        }
+        if task.get("status").and_then(Value::as_str) == Some("cancelled") {
+            self.expiry.exempt(&id);
+        }
+    }
+
+    fn result(&mut self, asked: &Asked, result: &Value, e: &Entry) {
+        let augmented = asked.params.get("task").is_some();
+        if let Some(task) = result.get("task").filter(|t| augmented && t.is_object()) {
+            return self.created(asked, task, result, e);
+        }
+        let method = asked.method.as_str();
+        match method {
+            "tools/list" => self.conduct.tools_listed(result),
+            "tasks/get" | "tasks/cancel" => {
+                let source = if method == "tasks/get" {
+                    Source::Get
+                } else {
+                    Source::Cancel
+                };
+                self.observe(result, source, e, Some(asked.seq));
+                self.findings
+                    .push(no_related_task_in_result(method, result, e.seq));
+                if let (Source::Get, Some(id)) = (source, asked.params.get("taskId")) {
+                    let evidence = vec![asked.seq, e.seq];
+                    self.findings.extend(self.expiry.lookup(
+                        &wire::id_text(id),
+                        true,
+                        e.t_ms,
+                        evidence,
+                    ));
+                }
+            }
+            "tasks/list" => {
+                for task in result
+                    .get("tasks")
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+                {
+                    self.observe(task, Source::List, e, Some(asked.seq));
+                }
+                self.findings
+                    .push(no_related_task_in_result(method, result, e.seq));
+                if let Some(c) = result.get("nextCursor").filter(|c| !c.is_null()) {
+                    self.conduct.cursor_received(c);
+                }
+            }
+            "tasks/result" => {
+                let want = asked.params.get("taskId").map(wire::id_text);
+                let got = wire::related_task_value(result).map(wire::id_text);
+                self.findings.push(find(
+                    "tasks.meta.result-related-task",
+                    want.is_some() && got == want,
+                    match got {
+                        Some(g) => format!(
+                            "tasks/result _meta related-task taskId {g:?}, requested {want:?}"
+                        ),
+                        None => "tasks/result result has no related-task _meta".into(),
+                    },
+                    vec![e.seq],
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    /// A CreateTaskResult answered a task-augmented request.
+    fn created(&mut self, asked: &Asked, task: &Value, result: &Value, e: &Entry) {
+        let id = task.get("taskId").map(wire::id_text).unwrap_or_default();
+        self.expiry.created(&id, asked.t_ms);
+        self.created.insert(id.clone());
+        self.observe(task, Source::Create, e, Some(asked.seq));
+        let method = &asked.method;
+        let declared =
+            task_capability(method).is_some_and(|c| has_capability(self.ctx.capabilities, c));
+        self.findings.push(find(
+            "tasks.capability.declare",
+            declared,
+            if declared {
+                format!("task created for {method}, a declared request type")
+            } else {
+                format!("a CreateTaskResult answered {method}, but the receiver never declared task support for it")
+            },
+            vec![asked.seq, e.seq],
+        ));
+        if let Some(token) = asked.params.pointer("/_meta/progressToken") {
+            self.progress.insert(token.to_string(), (id.clone(), e.seq));
+        }
+        let immediate = result
+            .get("_meta")
+            .and_then(|m| m.get(wire::MODEL_IMMEDIATE_RESPONSE));
+        self.findings.push(find(
+            "tasks.create.model-immediate-response",
+            true,
+            match immediate {
+                Some(v) => format!(
+                    "CreateTaskResult carries model-immediate-response {}",
+                    crate::matcher::short(v)
+                ),
+                None => "CreateTaskResult without model-immediate-response".into(),
+            },
+            vec![e.seq],
+        ));
+        let requested = asked.params.pointer("/task/ttl");
+        self.findings.push(find(
+            "tasks.ttl.override",
+            true,
+            format!(
+                "requested ttl {}, granted {}",
+                requested
+                    .map(Value::to_string)
+                    .unwrap_or_else(|| "(none)".into()),
+                task.get("ttl")
+                    .map(Value::to_string)
+                    .unwrap_or_else(|| "(none)".into())
+            ),
+            vec![asked.seq, e.seq],
+        ));
+    }
+
+    fn error(&mut self, asked: &Asked, error: &Value, e: &Entry) {
+        let message = error.get("message").and_then(Value::as_str);
+        self.findings.push(find(
+            "tasks.errors.informative-message",
+            message.is_some_and(|m| !m.trim().is_empty()),
+            match message {
+                Some(m) if !m.trim().is_empty() => format!("error message {m:?}"),
+                _ => format!(
+                    "error {} has no informative message",
+                    crate::matcher::short(error)
+                ),
+            },
+            vec![e.seq],
+        ));
+        let not_found = error.get("code").and_then(Value::as_i64) == Some(code::INVALID_PARAMS);
+        if let (true, "tasks/get", Some(id)) =
+            (not_found, asked.method.as_str(), asked.params.get("taskId"))
+        {
+            let evidence = vec![asked.seq, e.seq];
+            self.findings.extend(
+                self.expiry
+                    .lookup(&wire::id_text(id), false, e.t_ms, evidence),
+            );
+        }
+    }
+
+    fn notification(&mut self, method: &str, params: &Value, e: &Entry) {
+        match method {
+            "notifications/tasks/status" => {
+                self.observe(params, Source::StatusNotification, e, None);
+                self.findings.push(find(
+                    "tasks.notify.no-related-task",
+                    !wire::has_related_task(params),
+                    "notifications/tasks/status related-task _meta".into(),
+                    vec![e.seq],
+                ));
+            }
+            "notifications/progress" => {
+                let token = params.get("progressToken").map(Value::to_string);
+                let Some((task, created)) = token.and_then(|t| self.progress.get(&t)) else {
+                    return;
+                };
+                if e.seq < *created {
+                    return;
+                }
+                let got = wire::related_task_value(params).map(wire::id_text);
+                self.findings.push(find(
+                    "tasks.meta.related-messages",
+                    got.as_ref() == Some(task),
+                    match got {
+                        Some(g) => {
+                            format!("progress of task {task:?} carries related-task taskId {g:?}")
+                        }
+                        None => format!("progress of task {task:?} has no related-task _meta"),
+                    },
+                    vec![*created, e.seq],
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    /// Task-id guessability over every id the session created.
+    fn ids(&mut self) {
+        if self.created.len() < entropy::MIN_SAMPLE {
+            return;
+        }
+        let ids: Vec<String> = self.created.iter().cloned().collect();
+        let bits = entropy::estimate_bits(&ids);
+        let examples: Vec<&String> = ids.iter().take(3).collect();
+        self.findings.push(find(
+            "tasks.security.secure-ids",
+            bits >= entropy::MIN_BITS,
+            format!(
+                "{} task ids estimate {bits:.0} bits of entropy (floor {}), e.g. {examples:?}",
+                ids.len(),
+                entropy::MIN_BITS
+            ),
+            Vec::new(),
+        ));
+    }
+}
+
+fn no_related_task_in_result(method: &str, result: &Value, seq: u64) -> Finding {
+    let held = !wire::has_related_task(result);
+    find(
+        "tasks.meta.no-related-task-in-results",
+        held,
+        if held {
+            format!("{method} result without related-task _meta")
+        } else {
+            format!("{method} result carries related-task _meta")
+        },
+        vec![seq],
+    )
+}
+
+/// One check per rule: its first failure with a count, or a pass with the number of observations.
+fn summarize(findings: Vec<Finding>) -> Vec<Check> {
+    let mut by_rule: BTreeMap<&'static str, Vec<Finding>> = BTreeMap::new();
+    for f in findings {
+        by_rule.entry(f.rule).or_default().push(f);
+    }
+    by_rule
+        .into_iter()
+        .map(|(rule, fs)| {
+            let failures: Vec<&Finding> = fs.iter().filter(|f| !f.held).collect();
+            match failures.first() {
+                Some(first) => {
+                    let more = if failures.len() > 1 {
+                        format!(" (and {} more)", failures.len() - 1)
+                    } else {
+                        String::new()
+                    };
+                    Check::judged(
+                        rule,
+                        false,
+                        format!("{}{more}", first.message),
+                        first.evidence.clone(),
+                    )
+                }
+                None => Check::judged(
+                    rule,
+                    true,
+                    format!("{} ({} observation(s))", fs[0].message, fs.len()),
+                    Vec::new(),
+                ),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::Verdict;
+    use serde_json::json;
+
+    fn entry(seq: u64, dir: Direction, t_ms: u64, message: Value) -> Entry {
+        Entry {
+            scenario: None,
+            seq,
+            dir,
+            transport: "stdio".into(),
+            t_ms,
+            message: Some(message),
+            text: None,
+        }
+    }
+
+    fn task(id: &str, status: &str) -> Value {
+        json!({"taskId": id, "status": status, "createdAt": "2025-11-25T10:00:00Z",
+               "lastUpdatedAt": "2025-11-25T10:00:00Z", "ttl": 1000})
+    }
+
+    fn out(seq: u64, t: u64, id: u64, method: &str, params: Value) -> Entry {
+        entry(
+            seq,
+            Direction::Out,
+            t,
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        )
+    }
+
+    fn answer(seq: u64, t: u64, id: u64, result: Value) -> Entry {
+        entry(
+            seq,
+            Direction::In,
+            t,
+            json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        )
+    }
+
+    fn fail(seq: u64, t: u64, id: u64, code: i64, message: &str) -> Entry {
+        entry(
+            seq,
+            Direction::In,
+            t,
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+        )
+    }
+
+    const DECLARED: &str = r#"{"tasks": {"requests": {"tools": {"call": {}}}}}"#;
+
+    fn run(trace: &[Entry], capabilities: &str, breaks: &[String]) -> Judgement {
+        let caps: Value = serde_json::from_str(capabilities).unwrap();
+        judge(
+            trace,
+            &Context {
+                capabilities: &caps,
+                official: None,
+                breaks,
+            },
+        )
+    }
+
+    fn verdict(j: &Judgement, rule: &str) -> Option<Verdict> {
+        j.checks.iter().find(|c| c.rule == rule).map(|c| c.verdict)
+    }
+
+    #[test]
+    fn judges_result_meta_and_capability() {
+        let trace = vec![
+            out(0, 0, 1, "tools/call", json!({"name": "x", "task": {}})),
+            answer(1, 1, 1, json!({"task": task("a", "working")})),
+            out(2, 2, 2, "tasks/result", json!({"taskId": "a"})),
+            answer(3, 3, 2, json!({"content": []})),
+        ];
+        let j = run(&trace, "{}", &[]);
+        assert_eq!(verdict(&j, "tasks.capability.declare"), Some(Verdict::Fail));
+        assert_eq!(
+            verdict(&j, "tasks.meta.result-related-task"),
+            Some(Verdict::Fail)
+        );
+        assert_eq!(
+            verdict(&j, "tasks.lifecycle.initial-working"),
+            Some(Verdict::Pass)
+        );
+        assert_eq!(
+            verdict(&j, "tasks.schema.receiver-messages"),
+            Some(Verdict::Pass)
+        );
+        assert_eq!(
+            j.harness_errors.len(),
+            1,
+            "taskcheck augmented an undeclared request"
+        );
+        let j = run(&trace, DECLARED, &[]);
+        assert_eq!(verdict(&j, "tasks.capability.declare"), Some(Verdict::Pass));
+        assert!(j.harness_errors.is_empty());
+    }
+
+    #[test]
+    fn not_found_before_the_ttl_is_early_expiry() {
+        let trace = vec![
+            out(
+                0,
+                100,
+                1,
+                "tools/call",
+                json!({"name": "x", "task": {"ttl": 1000}}),
+            ),
+            answer(1, 101, 1, json!({"task": task("a", "working")})),
+            out(2, 500, 2, "tasks/get", json!({"taskId": "a"})),
+            fail(3, 501, 2, -32602, "Task not found"),
+            out(4, 1200, 3, "tasks/get", json!({"taskId": "a"})),
+            fail(5, 1201, 3, -32602, "Task not found"),
+        ];
+        let j = run(&trace, DECLARED, &[]);
+        let c = j
+            .checks
+            .iter()
+            .find(|c| c.rule == "tasks.ttl.no-early-expiry")
+            .unwrap();
+        assert_eq!(c.verdict, Verdict::Fail);
+        assert_eq!(
+            c.evidence,
+            vec![2, 3],
+            "only the answer before the ttl counts"
+        );
+        assert_eq!(
+            verdict(&j, "tasks.errors.informative-message"),
+            Some(Verdict::Pass)
+        );
+    }
+
+    #[test]
+    fn blank_error_messages_and_invalid_tasks_are_judged() {
+        let mut bad = task("a", "working");
+        bad["pollInterval"] = json!("50");
+        let trace = vec![
+            out(0, 0, 1, "tasks/get", json!({"taskId": "a"})),
+            answer(1, 1, 1, bad),
+            out(2, 2, 2, "tasks/get", json!({"taskId": "b"})),
+            fail(3, 3, 2, -32602, "  "),
+        ];
+        let j = run(&trace, DECLARED, &[]);
+        assert_eq!(
+            verdict(&j, "tasks.schema.receiver-messages"),
+            Some(Verdict::Fail)
+        );
+        assert_eq!(
+            verdict(&j, "tasks.errors.informative-message"),
+            Some(Verdict::Warn)
+        );
+    }
+
+    #[test]
+    fn progress_after_creation_carries_related_task() {
+        let progress = |seq, meta: Value| {
+            entry(
+                seq,
+                Direction::In,
+                seq,
+                json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": "p", "progress": 1, "_meta": meta}}),
+            )
+        };
+        let trace = vec![
+            out(
+                0,
+                0,
+                1,
+                "tools/call",
+                json!({"name": "x", "task": {}, "_meta": {"progressToken": "p"}}),
+            ),
+            progress(1, json!({})),
+            answer(2, 2, 1, json!({"task": task("a", "working")})),
+            progress(3, json!({wire::RELATED_TASK: {"taskId": "a"}})),
+            progress(4, json!({})),
+        ];
+        let j = run(&trace, DECLARED, &[]);
+        let c = j
+            .checks
+            .iter()
+            .find(|c| c.rule == "tasks.meta.related-messages")
+            .unwrap();
+        assert_eq!((c.verdict, c.evidence.clone()), (Verdict::Fail, vec![2, 4]));
+    }
+
+    #[test]
+    fn sequential_ids_are_guessable() {
+        let mut trace = Vec::new();
+        for i in 0..40u64 {
+            trace.push(out(
+                2 * i,
+                2 * i,
+                i,
+                "tools/call",
+                json!({"name": "x", "task": {}}),
+            ));
+            trace.push(answer(
+                2 * i + 1,
+                2 * i + 1,
+                i,
+                json!({"task": task(&format!("task-{i}"), "working")}),
+            ));
+        }
+        let j = run(&trace, DECLARED, &[]);
+        assert_eq!(
+            verdict(&j, "tasks.security.secure-ids"),
+            Some(Verdict::Fail)
+        );
+        assert_eq!(
+            verdict(
+                &run(&trace[..20], DECLARED, &[]),
+                "tasks.security.secure-ids"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn taskcheck_conduct_is_checked_unless_the_scenario_breaks_it() {
+        let trace = vec![
+            out(0, 0, 1, "tools/list", json!({})),
+            answer(
+                1,
+                1,
+                1,
+                json!({"tools": [{"name": "r", "execution": {"taskSupport": "required"}}, {"name": "f"}]}),
+            ),
+            out(2, 2, 2, "tools/call", json!({"name": "r"})),
+            out(3, 3, 3, "tools/call", json!({"name": "f", "task": {}})),
+            out(
+                4,
+                4,
+                4,
+                "tasks/get",
+                json!({"taskId": "a", "_meta": {wire::RELATED_TASK: {"taskId": "b"}}}),
+            ),
+            out(5, 5, 5, "tasks/list", json!({"cursor": "made-up"})),
+            out(6, 6, 6, "tasks/get", json!({"taskId": 7})),
+        ];
+        let j = run(&trace, DECLARED, &[]);
+        let mut rules: Vec<&str> = j.harness_errors.iter().map(|c| c.rule.as_str()).collect();
+        rules.sort();
+        let mut want = CONDUCT_RULES[1..].to_vec();
+        want.sort();
+        assert_eq!(rules, want);
+        assert!(j.harness_errors.iter().all(|c| c.verdict == Verdict::Error));
+        let breaks: Vec<String> = CONDUCT_RULES.iter().map(|r| r.to_string()).collect();
+        assert!(run(&trace, DECLARED, &breaks).harness_errors.is_empty());
+    }
+
+    #[test]
+    fn capability_paths() {
+        let caps = json!({"tasks": {"list": {}, "cancel": false}});
+        assert!(has_capability(&caps, "tasks.list"));
+        assert!(!has_capability(&caps, "tasks.cancel"));
+        assert!(!has_capability(&caps, "tasks.requests.tools.call"));
+    }
+}

@@ -1,0 +1,273 @@
+//! JSON Schema validation of messages: the built-in schema of the Tasks messages, and an
+//! optional full MCP `schema.json` given with `--schema`. Both name their types like the
+//! official schema, so one table ([`types_of`]) pairs each message with the types it must have.
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+const BUILTIN_TEXT: &str = include_str!("../schema/tasks.schema.json");
+
+/// Longest list of violations kept per message.
+const MAX_VIOLATIONS: usize = 5;
+
+/// One schema document whose `$defs` are compiled on first use.
+pub struct SchemaSet {
+    /// Where the schema came from (for messages).
+    pub origin: String,
+    doc: Value,
+    compiled: Mutex<HashMap<String, Option<Arc<jsonschema::Validator>>>>,
+}
+
+/// Where a message broke a type, and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    pub type_name: String,
+    pub pointer: String,
+    pub reason: String,
+    /// The offending value.
+    pub value: Value,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        };
+        write!(f, "{} at {at}: {}", self.type_name, self.reason)
+    }
+}
+
+impl SchemaSet {
+    /// A schema document with `$defs` (draft 2020-12) or `definitions`.
+    pub fn from_document(doc: Value, origin: impl Into<String>) -> Result<SchemaSet, String> {
+        let origin = origin.into();
+        if !doc
+            .get("$defs")
+            .or(doc.get("definitions"))
+            .is_some_and(Value::is_object)
+        {
+            return Err(format!(
+                "{origin}: not a schema with `$defs` or `definitions`"
+            ));
+        }
+        Ok(SchemaSet {
+            origin,
+            doc,
+            compiled: Mutex::default(),
+        })
+    }
+
+    /// Reads a schema.json file.
+    pub fn load(path: &std::path::Path) -> Result<SchemaSet, String> {
+        let origin = path.display().to_string();
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{origin}: cannot read: {e}"))?;
+        let doc: Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{origin}:{}:{}: not JSON: {e}", e.line(), e.column()))?;
+        SchemaSet::from_document(doc, origin)
+    }
+
+    /// Whether the document defines a type.
+    pub fn defines(&self, type_name: &str) -> bool {
+        self.definitions().and_then(|d| d.get(type_name)).is_some()
+    }
+
+    fn definitions(&self) -> Option<&Value> {
+        self.doc.get("$defs").or(self.doc.get("definitions"))
+    }
+
+    fn validator(&self, type_name: &str) -> Option<Arc<jsonschema::Validator>> {
+        let mut cache = self.compiled.lock().unwrap_or_else(|p| p.into_inner());
+        cache
+            .entry(type_name.to_string())
+            .or_insert_with(|| {
+                let key = if self.doc.get("$defs").is_some() {
+                    "$defs"
+                } else {
+                    "definitions"
+                };
+                self.definitions()?.get(type_name)?;
+                let mut root = self.doc.clone();
+                root["$ref"] = json!(format!("#/{key}/{type_name}"));
+                jsonschema::validator_for(&root).ok().map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// Validates a value against one type; a type the document lacks accepts everything.
+    pub fn check(&self, type_name: &str, value: &Value) -> Vec<Violation> {
+        let Some(v) = self.validator(type_name) else {
+            return Vec::new();
+        };
+        v.iter_errors(value)
+            .take(MAX_VIOLATIONS)
+            .map(|e| Violation {
+                type_name: type_name.to_string(),
+                pointer: e.instance_path().as_str().to_string(),
+                reason: e.to_string(),
+                value: e.instance().clone().into_owned(),
+            })
+            .collect()
+    }
+}
+
+/// taskcheck's own schema of the Tasks messages.
+pub fn builtin() -> &'static SchemaSet {
+    static SET: OnceLock<SchemaSet> = OnceLock::new();
+    SET.get_or_init(|| {
+        let doc = serde_json::from_str(BUILTIN_TEXT).expect("the built-in schema is JSON");
+        SchemaSet::from_document(doc, "built-in Tasks schema")
+            .expect("the built-in schema has $defs")
+    })
+}
+
+/// The built-in schema as text (printed by `taskcheck schema tasks`).
+pub fn builtin_text() -> &'static str {
+    BUILTIN_TEXT
+}
+
+/// What a message is, for pairing it with types.
+pub enum Shape<'a> {
+    Request {
+        method: &'a str,
+        message: &'a Value,
+    },
+    Notification {
+        method: &'a str,
+        message: &'a Value,
+    },
+    /// A result, with the request it answers.
+    Result {
+        method: &'a str,
+        request_params: &'a Value,
+        result: &'a Value,
+    },
+    /// An error response (the whole message).
+    Error {
+        message: &'a Value,
+    },
+}
+
+/// The (type, value) pairs a message must satisfy.
+pub fn types_of<'a>(shape: &Shape<'a>) -> Vec<(&'static str, &'a Value)> {
+    let mut out: Vec<(&'static str, &'a Value)> = Vec::new();
+    match shape {
+        Shape::Request { method, message } => {
+            let name = match *method {
+                "initialize" => "InitializeRequest",
+                "ping" => "PingRequest",
+                "tools/list" => "ListToolsRequest",
+                "tools/call" => "CallToolRequest",
+                "tasks/get" => "GetTaskRequest",
+                "tasks/result" => "GetTaskPayloadRequest",
+                "tasks/list" => "ListTasksRequest",
+                "tasks/cancel" => "CancelTaskRequest",
+                "elicitation/create" => "ElicitRequest",
+                "sampling/createMessage" => "CreateMessageRequest",
+                _ => "JSONRPCRequest",
+            };
+            out.push((name, message));
+            if let Some(meta) = related_task(message.get("params")) {
+                out.push(("RelatedTaskMetadata", meta));
+            }
+        }
+        Shape::Notification { method, message } => {
+            let name = match *method {
+                "notifications/initialized" => "InitializedNotification",
+                "notifications/tasks/status" => "TaskStatusNotification",
+                "notifications/progress" => "ProgressNotification",
+                "notifications/cancelled" => "CancelledNotification",
+                "notifications/message" => "LoggingMessageNotification",
+                _ => "JSONRPCNotification",
+            };
+            out.push((name, message));
+            if let Some(meta) = related_task(message.get("params")) {
+                out.push(("RelatedTaskMetadata", meta));
+            }
+        }
+        Shape::Result {
+            method,
+            request_params,
+            result,
+        } => {
+            let augmented = request_params.get("task").is_some();
+            let created = augmented && result.get("task").is_some();
+            let name = match *method {
+                "initialize" => Some("InitializeResult"),
+                "tools/list" => Some("ListToolsResult"),
+                _ if created => Some("CreateTaskResult"),
+                "tools/call" => Some("CallToolResult"),
+                "tasks/get" => Some("GetTaskResult"),
+                "tasks/result" => Some("GetTaskPayloadResult"),
+                "tasks/list" => Some("ListTasksResult"),
+                "tasks/cancel" => Some("CancelTaskResult"),
+                "elicitation/create" => Some("ElicitResult"),
+                _ => None,
+            };
+            out.extend(name.map(|n| (n, *result)));
+            if let Some(meta) = related_task(Some(result)) {
+                out.push(("RelatedTaskMetadata", meta));
+            }
+        }
+        Shape::Error { message } => out.push(("JSONRPCErrorResponse", message)),
+    }
+    out
+}
+
+fn related_task(object: Option<&Value>) -> Option<&Value> {
+    object?.get("_meta")?.get(crate::wire::RELATED_TASK)
+}
+
+/// Every violation of a message against a schema set.
+pub fn violations(set: &SchemaSet, shape: &Shape) -> Vec<Violation> {
+    types_of(shape)
+        .into_iter()
+        .flat_map(|(name, value)| set.check(name, value))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task() -> Value {
+        json!({"taskId": "a", "status": "working", "createdAt": "2025-11-25T10:00:00Z",
+               "lastUpdatedAt": "2025-11-25T10:00:00Z", "ttl": 1000, "pollInterval": 50})
+    }
+
+    #[test]
+    fn builtin_accepts_a_task_and_names_what_is_wrong() {
+        let set = builtin();
+        assert!(set.check("Task", &task()).is_empty());
+        let mut bad = task();
+        bad["pollInterval"] = json!("50");
+        bad.as_object_mut().unwrap().remove("ttl");
+        let v = set.check("Task", &bad);
+        assert_eq!(v.len(), 2, "{v:?}");
+        assert!(v.iter().any(|v| v.pointer == "/pollInterval"), "{v:?}");
+        assert!(set.check("NoSuchType", &json!(1)).is_empty());
+    }
+
+    #[test]
+    fn results_are_paired_with_their_request() {
+        let params = json!({"name": "x", "task": {"ttl": 1}});
+        let result = json!({"task": task()});
+        let shape = Shape::Result {
+            method: "tools/call",
+            request_params: &params,
+            result: &result,
+        };
+        let names: Vec<&str> = types_of(&shape).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, vec!["CreateTaskResult"]);
+        let plain = json!({"content": []});
+        let shape = Shape::Result {
+            method: "tools/call",
+            request_params: &json!({"name": "x"}),
+            result: &plain,
+        };
+        assert_eq!(types_of(&shape)[0].0, "CallToolResult");
+    }
+}
