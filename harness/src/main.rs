@@ -6,8 +6,10 @@ use mcp_taskcheck::report::FailOn;
 use mcp_taskcheck::runner::{Config, Limits};
 use mcp_taskcheck::scenario::{self, Scenario};
 use mcp_taskcheck::schema::SchemaSet;
+use mcp_taskcheck::transport::http::{parse_header, HttpConnector};
 use mcp_taskcheck::transport::stdio::{kill_all_groups, StdioConnector};
 use mcp_taskcheck::{exit, inspect, reference, spec, suite};
+use reqwest::header::HeaderMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,12 +28,19 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the scenarios against a receiver and report, rule by rule.
-    Run(RunArgs),
-    /// Serve the reference receiver on stdio.
+    Run(Box<RunArgs>),
+    /// Serve the reference receiver on stdio, or over Streamable HTTP with --http.
     Reference {
         /// Break one rule (repeatable); see --list-faults.
         #[arg(long = "fault", value_name = "NAME")]
         faults: Vec<String>,
+        /// Serve Streamable HTTP on this address (default 127.0.0.1:0, a free loopback port);
+        /// the endpoint URL is the first line of stdout.
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+        http: Option<std::net::SocketAddr>,
+        /// Over HTTP, answer every request with one JSON body (no SSE streams on POST).
+        #[arg(long, requires = "http")]
+        json_response: bool,
         /// List the faults and the rule each breaks.
         #[arg(long)]
         list_faults: bool,
@@ -72,10 +81,28 @@ struct LibraryArgs {
 }
 
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("receiver").required(true).args(["stdio", "url"])))]
 struct RunArgs {
-    /// The receiver: a command spoken to over stdio.
+    /// The receiver: a command spoken to over stdio (run by /bin/sh).
     #[arg(long, value_name = "COMMAND")]
-    stdio: String,
+    stdio: Option<String>,
+    /// The receiver: a Streamable HTTP endpoint.
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// An HTTP header sent on every request, `Name: value` (repeatable; values never reach
+    /// reports or traces).
+    #[arg(long = "header", value_name = "HEADER")]
+    headers: Vec<String>,
+    /// An HTTP header of the first requestor only (e.g. its credentials); with --auth-b,
+    /// tasks of one authorization context must be invisible to the other.
+    #[arg(long, value_name = "HEADER")]
+    auth_a: Option<String>,
+    /// An HTTP header of the second requestor only.
+    #[arg(long, value_name = "HEADER")]
+    auth_b: Option<String>,
+    /// Longest wait to connect to an HTTP receiver, in ms.
+    #[arg(long, default_value_t = 5000)]
+    connect_timeout_ms: u64,
     #[command(flatten)]
     library: LibraryArgs,
     /// Only these scenario ids (repeatable).
@@ -159,10 +186,12 @@ fn main() {
 
 async fn dispatch(cli: Cli) -> i32 {
     match cli.command {
-        Command::Run(args) => run(args).await,
+        Command::Run(args) => run(*args).await,
         Command::Reference {
             faults,
             list_faults,
+            http,
+            json_response,
         } => {
             if list_faults {
                 print!("{}", inspect::fault_list());
@@ -170,7 +199,11 @@ async fn dispatch(cli: Cli) -> i32 {
             }
             let faults =
                 reference::faults::Faults::from_names(&faults).unwrap_or_else(|e| usage_error(e));
-            match reference::serve_stdio(faults).await {
+            let served = match http {
+                Some(addr) => reference::http::serve_http(faults, addr, json_response).await,
+                None => reference::serve_stdio(faults).await,
+            };
+            match served {
                 Ok(()) => exit::CONFORMANT,
                 Err(e) => {
                     eprintln!("taskcheck reference: {e}");
@@ -265,11 +298,20 @@ async fn run(args: RunArgs) -> i32 {
             .map(|n| n.get())
             .unwrap_or(2)
     });
-    let connector = Arc::new(StdioConnector {
-        command: args.stdio.clone(),
-        max_line: args.max_line_bytes,
-    });
-    let report = suite::run_all(connector, scenarios, config, jobs).await;
+    let report = match (&args.stdio, &args.url) {
+        (Some(command), _) => {
+            let connector = StdioConnector {
+                command: command.clone(),
+                max_line: args.max_line_bytes,
+            };
+            suite::run_all(Arc::new(connector), scenarios, config, jobs).await
+        }
+        (None, Some(url)) => {
+            let connector = http_connector(&args, url).unwrap_or_else(|e| usage_error(e));
+            suite::run_all(Arc::new(connector), scenarios, config, jobs).await
+        }
+        (None, None) => usage_error("give the receiver with --stdio COMMAND or --url URL"),
+    };
     print!("{}", report.terminal(args.fail_on));
     if let Some(path) = &args.report_json {
         let doc = serde_json::to_string_pretty(&report.json(args.fail_on)).unwrap_or_default();
@@ -285,4 +327,36 @@ async fn run(args: RunArgs) -> i32 {
         }
     }
     report.exit_code(args.fail_on).0
+}
+
+/// The HTTP connector of `run --url`.
+fn http_connector(args: &RunArgs, url: &str) -> Result<HttpConnector, String> {
+    let url = reqwest::Url::parse(url).map_err(|e| format!("--url {url:?} is not a URL: {e}"))?;
+    match url.scheme() {
+        "http" => {}
+        "https" if cfg!(feature = "tls") => {}
+        "https" => return Err(
+            "this taskcheck was built without TLS: rebuild with `--features tls` for https:// URLs"
+                .into(),
+        ),
+        other => return Err(format!("--url needs http:// or https://, not {other}://")),
+    }
+    let headers = |lines: Vec<&String>| -> Result<HeaderMap, String> {
+        let mut map = HeaderMap::new();
+        for line in lines {
+            let (name, value) = parse_header(line)?;
+            map.append(name, value);
+        }
+        Ok(map)
+    };
+    let common = headers(args.headers.iter().collect())?;
+    let auth_a = headers(args.auth_a.iter().collect())?;
+    let auth_b = headers(args.auth_b.iter().collect())?;
+    HttpConnector::new(
+        url,
+        common,
+        [auth_a, auth_b],
+        args.max_line_bytes,
+        Duration::from_millis(args.connect_timeout_ms),
+    )
 }

@@ -3,7 +3,7 @@
 
 use crate::spec::PROTOCOL_VERSION;
 use crate::trace::{Direction, Trace};
-use crate::transport::{Connection, Incoming};
+use crate::transport::{Connection, Incoming, Received};
 use crate::wire::{self, Message, Outcome};
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
@@ -122,6 +122,7 @@ pub struct Session {
     next_id: AtomicI64,
     /// Default per-request timeout.
     pub timeout: Duration,
+    abandon: Box<dyn Fn(&Value) + Send + Sync>,
     _guard: Box<dyn Send + Sync>,
 }
 
@@ -133,6 +134,11 @@ impl Session {
     /// Starts routing a connection's messages.
     pub fn start(conn: Connection, timeout: Duration) -> Session {
         let trace = Trace::new(conn.transport);
+        Session::start_with(conn, timeout, trace)
+    }
+
+    /// Starts routing a connection's messages into an existing trace.
+    pub fn start_with(conn: Connection, timeout: Duration, trace: Trace) -> Session {
         let pending: Pending = Arc::default();
         let inbox = Arc::new(Mailboxes::default());
         let (closed_tx, closed) = watch::channel(None);
@@ -152,6 +158,7 @@ impl Session {
             closed,
             next_id: AtomicI64::new(0),
             timeout,
+            abandon: conn.abandon,
             _guard: conn.guard,
         }
     }
@@ -227,6 +234,7 @@ impl Session {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&id_key(id));
+        (self.abandon)(id);
     }
 
     /// Sends a notification.
@@ -321,8 +329,13 @@ async fn route(
     };
     while let Some(event) = incoming.recv().await {
         match event {
-            Incoming::Message(value, msg) => {
-                let seq = trace.record(Direction::In, Some(value), None);
+            Incoming::Message(received) => {
+                let Received {
+                    value,
+                    message: msg,
+                    via,
+                } = *received;
+                let seq = trace.record_via(Direction::In, Some(value), None, via);
                 match msg {
                     Message::Response { id, outcome } => {
                         let waiter = pending

@@ -54,7 +54,7 @@ pub async fn run_all<C: Connect + 'static>(
     }
     RunReport {
         receiver: connector.describe(),
-        transport: "stdio".into(),
+        transport: connector.transport().into(),
         started,
         duration: start.elapsed(),
         scenarios: runs,

@@ -23,6 +23,9 @@ pub struct Entry {
     /// The scenario whose session this is (set when a run's traces are written together).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario: Option<String>,
+    /// The second requestor's session (`b`) in isolation scenarios; absent for the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer: Option<String>,
     pub seq: u64,
     pub dir: Direction,
     pub transport: String,
@@ -33,6 +36,10 @@ pub struct Entry {
     /// Raw text, for stderr lines and output that is not a JSON-RPC message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// How the message came, where the transport has several ways (HTTP: `POST
+    /// application/json`, `POST text/event-stream`, `GET text/event-stream`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
 }
 
 /// A shared, append-only trace.
@@ -41,6 +48,7 @@ pub struct Trace {
     inner: Arc<Mutex<Vec<Entry>>>,
     start: Instant,
     transport: &'static str,
+    peer: Option<&'static str>,
 }
 
 /// Longest raw text kept in a trace entry.
@@ -53,21 +61,43 @@ impl Trace {
             inner: Arc::default(),
             start: Instant::now(),
             transport,
+            peer: None,
+        }
+    }
+
+    /// The same trace, its new entries tagged as another requestor's.
+    pub fn for_peer(&self, peer: &'static str) -> Trace {
+        Trace {
+            peer: Some(peer),
+            ..self.clone()
         }
     }
 
     /// Appends an entry and returns its sequence number.
     pub fn record(&self, dir: Direction, message: Option<Value>, text: Option<&str>) -> u64 {
+        self.record_via(dir, message, text, None)
+    }
+
+    /// Appends an entry that says how it came.
+    pub fn record_via(
+        &self,
+        dir: Direction,
+        message: Option<Value>,
+        text: Option<&str>,
+        via: Option<String>,
+    ) -> u64 {
         let mut entries = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let seq = entries.len() as u64;
         entries.push(Entry {
             scenario: None,
+            peer: self.peer.map(str::to_string),
             seq,
             dir,
             transport: self.transport.to_string(),
             t_ms: self.start.elapsed().as_millis() as u64,
             message,
             text: text.map(|t| preview(t, TEXT_PREVIEW)),
+            via,
         });
         seq
     }

@@ -3,8 +3,7 @@
 mod common;
 
 use common::*;
-use mcp_taskcheck::reference::faults::FAULTS;
-use mcp_taskcheck::spec;
+use mcp_taskcheck::reference::faults::{FaultInfo, FAULTS};
 
 #[test]
 fn the_reference_receiver_passes_every_check() {
@@ -21,39 +20,11 @@ fn the_reference_receiver_passes_every_check() {
 
 #[test]
 fn every_fault_fails_exactly_its_rules() {
-    let mut problems = Vec::new();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = FAULTS
-            .chunks(FAULTS.len().div_ceil(4))
-            .map(|chunk| {
-                scope.spawn(move || {
-                    let mut problems = Vec::new();
-                    for fault in chunk {
-                        let (code, out, doc) = run(&reference(&[fault.name]), &["--jobs", "4"], fault.name);
-                        // tasks.schema.official is judged only with --schema (official_schema_* tests)
-                        let mut expected: Vec<String> = fault.rules.iter().filter(|r| **r != "tasks.schema.official").map(|r| r.to_string()).collect();
-                        expected.sort();
-                        let got = rules_with(&doc, &["fail", "warn", "error"]);
-                        let must = fault.rules.iter().any(|r| spec::rule(r).unwrap().level.is_mandatory());
-                        let want_code = if must { 1 } else { 0 };
-                        let allowed = |r: &String| expected.contains(r) || fault.may_also.contains(&r.as_str());
-                        let all_expected_failed = expected.iter().all(|r| got.contains(r));
-                        if !all_expected_failed || !got.iter().all(allowed) || code != want_code {
-                            problems.push(format!("fault {}: exit {code} (want {want_code}), failed {got:?}, want {expected:?}\n{out}", fault.name));
-                        }
-                        for rule in fault.rules.iter().filter(|r| **r != "tasks.schema.official") {
-                            if !out.contains(rule) {
-                                problems.push(format!("fault {}: the terminal report does not name {rule}", fault.name));
-                            }
-                        }
-                    }
-                    problems
-                })
-            })
-            .collect();
-        for h in handles {
-            problems.extend(h.join().unwrap());
-        }
+    // the HTTP-only faults are proven over HTTP (tests/http.rs)
+    let stdio_faults: Vec<&FaultInfo> = FAULTS.iter().filter(|f| !f.http_only()).collect();
+    let problems = in_parallel(&stdio_faults, 4, |fault| {
+        let (code, out, doc) = run(&reference(&[fault.name]), &["--jobs", "4"], fault.name);
+        fault_problems(fault, code, &out, &doc)
     });
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }

@@ -10,6 +10,8 @@ use std::collections::HashMap;
 const RULE: &str = "tasks.ttl.no-early-expiry";
 
 struct Known {
+    /// The requestor that created it (another one may rightly be told it does not exist).
+    owner: String,
     /// When taskcheck sent the request that created the task (ms since the session started).
     created_sent_ms: u64,
     /// The smallest ttl the receiver ever reported; None while only `null` (unlimited) was seen.
@@ -26,9 +28,10 @@ pub struct Expiry {
 }
 
 impl Expiry {
-    /// A task was created by a request sent at `sent_ms`.
-    pub fn created(&mut self, id: &str, sent_ms: u64) {
+    /// A task was created for requestor `owner` by a request sent at `sent_ms`.
+    pub fn created(&mut self, id: &str, owner: &str, sent_ms: u64) {
         self.tasks.entry(id.to_string()).or_insert(Known {
+            owner: owner.to_string(),
             created_sent_ms: sent_ms,
             ttl_ms: None,
             ttl_seen: false,
@@ -54,15 +57,19 @@ impl Expiry {
         }
     }
 
-    /// tasks/get of `id` was answered at `answered_ms`: `found` or not (-32602).
+    /// tasks/get of `id` by requestor `asker` was answered at `answered_ms`: `found` or not (-32602).
     pub fn lookup(
         &self,
         id: &str,
+        asker: &str,
         found: bool,
         answered_ms: u64,
         evidence: Vec<u64>,
     ) -> Option<Finding> {
-        let k = self.tasks.get(id).filter(|k| !k.exempt && k.ttl_seen)?;
+        let k = self
+            .tasks
+            .get(id)
+            .filter(|k| !k.exempt && k.ttl_seen && k.owner == asker)?;
         let earliest_expiry = k.ttl_ms.map(|t| k.created_sent_ms.saturating_add(t));
         // t_ms are whole milliseconds: keep one of margin so rounding never accuses
         let before_expiry = earliest_expiry.is_none_or(|e| answered_ms + 1 < e);
@@ -96,24 +103,37 @@ mod tests {
     #[test]
     fn only_answers_before_the_earliest_expiry_are_judged() {
         let mut e = Expiry::default();
-        e.created("a", 100);
+        e.created("a", "a", 100);
         assert!(
-            e.lookup("a", false, 150, vec![]).is_none(),
+            e.lookup("a", "a", false, 150, vec![]).is_none(),
             "no ttl seen yet"
         );
         e.ttl_reported("a", Some(1000));
         e.ttl_reported("a", Some(5000));
-        assert!(!e.lookup("a", false, 900, vec![]).unwrap().held);
-        assert!(e.lookup("a", true, 900, vec![]).unwrap().held);
-        assert!(e.lookup("a", false, 1100, vec![]).is_none(), "ttl elapsed");
+        assert!(!e.lookup("a", "a", false, 900, vec![]).unwrap().held);
+        assert!(e.lookup("a", "a", true, 900, vec![]).unwrap().held);
+        assert!(
+            e.lookup("a", "b", false, 900, vec![]).is_none(),
+            "not b's task"
+        );
+        assert!(
+            e.lookup("a", "a", false, 1100, vec![]).is_none(),
+            "ttl elapsed"
+        );
         e.exempt("a");
-        assert!(e.lookup("a", false, 900, vec![]).is_none(), "cancelled");
-        e.created("b", 0);
+        assert!(
+            e.lookup("a", "a", false, 900, vec![]).is_none(),
+            "cancelled"
+        );
+        e.created("b", "a", 0);
         e.ttl_reported("b", None);
         assert!(
-            !e.lookup("b", false, 1_000_000, vec![]).unwrap().held,
+            !e.lookup("b", "a", false, 1_000_000, vec![]).unwrap().held,
             "unlimited"
         );
-        assert!(e.lookup("zzz", false, 1, vec![]).is_none(), "unknown task");
+        assert!(
+            e.lookup("zzz", "a", false, 1, vec![]).is_none(),
+            "unknown task"
+        );
     }
 }

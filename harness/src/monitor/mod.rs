@@ -17,7 +17,8 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Every rule a monitor judges.
-pub const MONITOR_RULES: [&str; 22] = [
+pub const MONITOR_RULES: [&str; 23] = [
+    "tasks.http.no-sse-for-get",
     "tasks.capability.declare",
     "tasks.id.string",
     "tasks.id.unique",
@@ -129,6 +130,16 @@ fn find(rule: &'static str, held: bool, message: String, evidence: Vec<u64>) -> 
     }
 }
 
+/// The requestor whose session an entry belongs to.
+fn peer_of(e: &Entry) -> &str {
+    e.peer.as_deref().unwrap_or("a")
+}
+
+/// A request id as a key unique across the requestors of one trace.
+fn key(e: &Entry, id: &Value) -> String {
+    format!("{}:{id}", peer_of(e))
+}
+
 impl Monitor<'_> {
     fn entry(&mut self, e: &Entry) {
         let Some(value) = &e.message else { return };
@@ -149,7 +160,7 @@ impl Monitor<'_> {
                     }
                 }
                 self.asked.insert(
-                    id.to_string(),
+                    key(e, &id),
                     Asked {
                         method,
                         params,
@@ -167,7 +178,7 @@ impl Monitor<'_> {
                     },
                 );
                 if dir == Direction::In {
-                    self.theirs.insert(id.to_string(), method);
+                    self.theirs.insert(key(e, &id), method);
                 }
             }
             (_, Message::Notification { method, params }) => {
@@ -183,7 +194,7 @@ impl Monitor<'_> {
                 }
             }
             (Direction::Out, Message::Response { id, outcome }) => {
-                let method = self.theirs.remove(&id.to_string()).unwrap_or_default();
+                let method = self.theirs.remove(&key(e, &id)).unwrap_or_default();
                 match &outcome {
                     Outcome::Result(result) => self.schemas(
                         e,
@@ -197,9 +208,12 @@ impl Monitor<'_> {
                 }
             }
             (_, Message::Response { id, outcome }) => {
-                let Some(asked) = self.asked.remove(&id.to_string()) else {
+                let Some(asked) = self.asked.remove(&key(e, &id)) else {
                     return;
                 };
+                if asked.method == "tasks/get" {
+                    self.no_sse_for_get(e);
+                }
                 match &outcome {
                     Outcome::Result(result) => {
                         self.schemas(
@@ -219,6 +233,20 @@ impl Monitor<'_> {
                 }
             }
         }
+    }
+
+    /// Over HTTP: a tasks/get answer should be plain JSON, not an SSE stream.
+    fn no_sse_for_get(&mut self, e: &Entry) {
+        let Some(via) = e.via.as_deref().filter(|v| v.starts_with("POST")) else {
+            return;
+        };
+        let sse = via.contains("text/event-stream");
+        self.findings.push(find(
+            "tasks.http.no-sse-for-get",
+            !sse,
+            format!("tasks/get answered as {via}"),
+            vec![e.seq],
+        ));
     }
 
     /// Validates a message against the built-in schema and the official one, if given.
@@ -296,6 +324,7 @@ impl Monitor<'_> {
                     let evidence = vec![asked.seq, e.seq];
                     self.findings.extend(self.expiry.lookup(
                         &wire::id_text(id),
+                        peer_of(e),
                         true,
                         e.t_ms,
                         evidence,
@@ -339,7 +368,7 @@ impl Monitor<'_> {
     /// A CreateTaskResult answered a task-augmented request.
     fn created(&mut self, asked: &Asked, task: &Value, result: &Value, e: &Entry) {
         let id = task.get("taskId").map(wire::id_text).unwrap_or_default();
-        self.expiry.created(&id, asked.t_ms);
+        self.expiry.created(&id, peer_of(e), asked.t_ms);
         self.created.insert(id.clone());
         self.observe(task, Source::Create, e, Some(asked.seq));
         let method = &asked.method;
@@ -409,10 +438,13 @@ impl Monitor<'_> {
             (not_found, asked.method.as_str(), asked.params.get("taskId"))
         {
             let evidence = vec![asked.seq, e.seq];
-            self.findings.extend(
-                self.expiry
-                    .lookup(&wire::id_text(id), false, e.t_ms, evidence),
-            );
+            self.findings.extend(self.expiry.lookup(
+                &wire::id_text(id),
+                peer_of(e),
+                false,
+                e.t_ms,
+                evidence,
+            ));
         }
     }
 
@@ -537,6 +569,8 @@ mod tests {
             t_ms,
             message: Some(message),
             text: None,
+            via: None,
+            peer: None,
         }
     }
 

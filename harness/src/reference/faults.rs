@@ -50,6 +50,23 @@ pub enum Fault {
     EmptyErrorMessages,
     MalformedTaskAccepted,
     TasksForUndeclaredTypes,
+    GetOverSse,
+    CancelOnDisconnect,
+    SharedTaskStore,
+}
+
+/// Faults that only the Streamable HTTP receiver can show.
+pub const HTTP_ONLY: [Fault; 3] = [
+    Fault::GetOverSse,
+    Fault::CancelOnDisconnect,
+    Fault::SharedTaskStore,
+];
+
+impl FaultInfo {
+    /// Whether the fault shows only over Streamable HTTP (`reference --http`).
+    pub fn http_only(&self) -> bool {
+        HTTP_ONLY.contains(&self.fault)
+    }
 }
 
 /// A fault's name, the rules it makes fail (the targeted one first), and what it does.
@@ -110,6 +127,9 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: EmptyErrorMessages, name: "empty-error-messages", rules: &["tasks.errors.informative-message"], description: "every JSON-RPC error has an empty `message`", may_also: &[] },
     FaultInfo { fault: MalformedTaskAccepted, name: "malformed-task-accepted", rules: &["tasks.errors.malformed-task-param"], description: "a `task` that is not a TaskMetadata object creates a task with the default ttl", may_also: &[] },
     FaultInfo { fault: TasksForUndeclaredTypes, name: "tasks-for-undeclared-types", rules: &["tasks.support.undeclared-processed-normally", "tasks.capability.declare"], description: "a task-augmented tools/list (not declared in `tasks.requests`) creates a task", may_also: &[] },
+    FaultInfo { fault: GetOverSse, name: "get-over-sse", rules: &["tasks.http.no-sse-for-get"], description: "(HTTP) tasks/get is answered on an SSE stream instead of plain JSON", may_also: &[] },
+    FaultInfo { fault: CancelOnDisconnect, name: "cancel-on-disconnect", rules: &["tasks.http.disconnect-not-cancel"], description: "(HTTP) dropping the SSE stream of a waiting tasks/result cancels the task", may_also: &[] },
+    FaultInfo { fault: SharedTaskStore, name: "shared-task-store", rules: &["tasks.security.bind-context", "tasks.security.no-list-without-identity"], description: "(HTTP) every session and credential sees one task store", may_also: &[] },
     FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled", "tasks.lifecycle.terminal-final"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &[] },
 ];
 

@@ -2,6 +2,7 @@
 //! model, with `--fault` switches that each break one rule.
 
 pub mod faults;
+pub mod http;
 mod store;
 mod tools;
 
@@ -15,7 +16,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use store::{Store, TaskOutcome, TaskRecord};
+pub use store::Store;
+use store::{TaskOutcome, TaskRecord};
 use time::format_description::well_known::Rfc3339;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
@@ -36,7 +38,7 @@ enum View {
 /// A running reference receiver.
 pub struct Reference {
     faults: Faults,
-    store: Mutex<Store>,
+    store: Arc<Mutex<Store>>,
     out: mpsc::UnboundedSender<Value>,
     calls: Mutex<HashMap<String, oneshot::Sender<Result<Value, String>>>>,
     next_call: AtomicU64,
@@ -517,7 +519,8 @@ impl Reference {
         Ok(self.render(t, View::Other))
     }
 
-    fn cancel_now(&self, id: &str) {
+    /// Cancels a task now, whatever its status allows (used by the HTTP receiver's faults too).
+    pub fn cancel_now(&self, id: &str) {
         let cancel = self.lock().get(id).map(|t| t.cancel.clone());
         self.set_status(
             id,
@@ -558,6 +561,55 @@ fn error_pair(e: Value) -> (i64, String) {
     )
 }
 
+impl Reference {
+    /// A receiver whose every outgoing message goes to `out`.
+    pub fn new(faults: Faults, out: mpsc::UnboundedSender<Value>) -> Arc<Reference> {
+        let store = Reference::new_store(&faults);
+        Reference::with_store(faults, out, store)
+    }
+
+    /// An empty task store for these faults.
+    pub fn new_store(faults: &Faults) -> Arc<Mutex<Store>> {
+        let divisor = if faults.has(Fault::EarlyExpiry) {
+            10
+        } else {
+            1
+        };
+        Arc::new(Mutex::new(Store::new(divisor)))
+    }
+
+    /// A receiver keeping its tasks in `store` (shared between sessions only by a fault).
+    pub fn with_store(
+        faults: Faults,
+        out: mpsc::UnboundedSender<Value>,
+        store: Arc<Mutex<Store>>,
+    ) -> Arc<Reference> {
+        Arc::new(Reference {
+            store,
+            faults,
+            out,
+            calls: Mutex::default(),
+            next_call: AtomicU64::new(0),
+        })
+    }
+
+    /// Takes one decoded message from the requestor.
+    pub fn receive(self: &Arc<Self>, message: Message) {
+        match message {
+            Message::Request { id, method, params } => {
+                tokio::spawn(self.clone().handle(id, method, params));
+            }
+            Message::Response { id, outcome } => self.answer_call(&id, outcome),
+            Message::Notification { .. } => {}
+        }
+    }
+
+    /// Whether a fault is on.
+    pub fn has(&self, fault: Fault) -> bool {
+        self.faults.has(fault)
+    }
+}
+
 /// Serves the reference receiver on stdin/stdout until stdin closes.
 pub async fn serve_stdio(faults: Faults) -> std::io::Result<()> {
     let (out, mut rx) = mpsc::unbounded_channel::<Value>();
@@ -571,28 +623,14 @@ pub async fn serve_stdio(faults: Faults) -> std::io::Result<()> {
             }
         }
     });
-    let server = Arc::new(Reference {
-        store: Mutex::new(Store::new(if faults.has(Fault::EarlyExpiry) {
-            10
-        } else {
-            1
-        })),
-        faults,
-        out,
-        calls: Mutex::default(),
-        next_call: AtomicU64::new(0),
-    });
+    let server = Reference::new(faults, out);
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
             continue;
         }
         match wire::decode(line.as_bytes(), MAX_LINE) {
-            Ok((_, Message::Request { id, method, params })) => {
-                tokio::spawn(server.clone().handle(id, method, params));
-            }
-            Ok((_, Message::Response { id, outcome })) => server.answer_call(&id, outcome),
-            Ok((_, Message::Notification { .. })) => {}
+            Ok((_, message)) => server.receive(message),
             Err(e) => server.send(wire::error(&Value::Null, code::PARSE_ERROR, &e.to_string())),
         }
     }

@@ -8,7 +8,7 @@ use crate::scenario::Scenario;
 use crate::schema::SchemaSet;
 use crate::session::{RequestError, ServerInfo, Session};
 use crate::trace::Entry;
-use crate::transport::Connect;
+use crate::transport::{Connect, Peer};
 use crate::verdict::{Check, Verdict};
 use crate::wire::Outcome;
 use serde_json::{json, Value};
@@ -107,7 +107,7 @@ pub async fn run_scenario<C: Connect>(
             .map(|r| Check::with(r, verdict, why))
             .collect::<Vec<_>>()
     };
-    let conn = match connector.connect().await {
+    let conn = match connector.connect(Peer::A).await {
         Ok(c) => c,
         Err(e) => {
             run.error = Some(e.to_string());
@@ -125,13 +125,24 @@ pub async fn run_scenario<C: Connect>(
             .client_capabilities
             .clone()
             .unwrap_or(json!({"elicitation": {}}));
-        let info = session.initialize(caps).await.map_err(Stop::Transport)?;
+        let info = session
+            .initialize(caps.clone())
+            .await
+            .map_err(Stop::Transport)?;
         run.server = Some(info.clone());
+        if let Some(skip) = transport_needs(connector, scenario) {
+            return Ok(Body::Skipped(skip));
+        }
         if let Some(skip) = prerequisites(&session, scenario, &info, &config.fixtures).await? {
             return Ok(Body::Skipped(skip));
         }
+        let peer_b = match scenario.uses_peer_b() {
+            true => Some(second_session(connector, &session, limits, caps).await?),
+            false => None,
+        };
         let exec = Exec {
             session: &session,
+            peer_b: peer_b.as_ref(),
             config,
         };
         let mut state = State::default();
@@ -205,6 +216,50 @@ pub async fn run_scenario<C: Connect>(
 enum Body {
     Skipped((Verdict, String)),
     Ran(State, Option<(Verdict, String)>),
+}
+
+/// Not-applicable when the scenario needs another transport or two authorization contexts.
+fn transport_needs<C: Connect>(connector: &C, scenario: &Scenario) -> Option<(Verdict, String)> {
+    let req = &scenario.requires;
+    if let Some(t) = req
+        .transport
+        .filter(|t| t.as_str() != connector.transport())
+    {
+        return Some((
+            Verdict::NotApplicable,
+            format!(
+                "applies only over {} (this run is over {})",
+                t.as_str(),
+                connector.transport()
+            ),
+        ));
+    }
+    if req.distinct_auth && !connector.distinct_auth() {
+        return Some((
+            Verdict::NotApplicable,
+            "needs two authorization contexts: give --auth-a and --auth-b".into(),
+        ));
+    }
+    None
+}
+
+/// The second requestor's session, initialized, writing into the same trace.
+async fn second_session<C: Connect>(
+    connector: &C,
+    first: &Session,
+    limits: &Limits,
+    capabilities: Value,
+) -> Result<Session, Stop> {
+    let conn = connector
+        .connect(Peer::B)
+        .await
+        .map_err(|e| Stop::Transport(format!("the second requestor cannot connect: {e}")))?;
+    let second = Session::start_with(conn, limits.request, first.trace.for_peer("b"));
+    second
+        .initialize(capabilities)
+        .await
+        .map_err(|e| Stop::Transport(format!("the second requestor: {e}")))?;
+    Ok(second)
 }
 
 /// Not-applicable for a missing capability, untestable for a missing or mismatched fixture tool.

@@ -2,7 +2,7 @@
 
 use super::{Config, Stop, MAX_LIST_PAGES, POLL_DEFAULT_MS, POLL_MAX_MS, POLL_MIN_MS};
 use crate::matcher::{self, Vars};
-use crate::scenario::{Expect, Step, StepKind};
+use crate::scenario::{Expect, PeerName, Step, StepKind};
 use crate::session::{Inbound, Inbox, Reply, RequestError, Session};
 use crate::spec::{self, Level};
 use crate::verdict::Check;
@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 /// Runs steps on one session.
 pub(super) struct Exec<'a> {
     pub(super) session: &'a Session,
+    /// The second requestor's session, in scenarios that use one.
+    pub(super) peer_b: Option<&'a Session>,
     pub(super) config: &'a Config,
 }
 
@@ -163,7 +165,7 @@ impl<'a> Exec<'a> {
         state: &mut State,
     ) -> Result<Option<Reply>, Stop> {
         match self
-            .session
+            .session_of(step)?
             .request(method, params, self.timeout(step))
             .await
         {
@@ -183,9 +185,24 @@ impl<'a> Exec<'a> {
             StepKind::Send {
                 method,
                 params,
+                abandon_after_ms: Some(ms),
+                ..
+            } => {
+                let params = subst(params, &state.vars)?;
+                let session = self.session_of(step)?;
+                let wait = self.config.limits.scaled(*ms);
+                match session.request(method, params, wait).await {
+                    Ok(_) | Err(RequestError::Timeout { .. }) => Ok(()),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            StepKind::Send {
+                method,
+                params,
                 repeat,
                 within,
                 save,
+                abandon_after_ms: None,
             } => {
                 let mut params = subst(params, &state.vars)?;
                 if method == "tools/call" {
@@ -264,10 +281,15 @@ impl<'a> Exec<'a> {
                 .map(|_| ()),
             StepKind::WalkList {
                 contains,
+                lacks,
                 next_cursor_rule,
             } => {
-                self.walk_list(step, contains, next_cursor_rule, state)
-                    .await
+                let lists = ListChecks {
+                    contains,
+                    lacks,
+                    next_cursor_rule,
+                };
+                self.walk_list(step, &lists, state).await
             }
             StepKind::Parallel(branches) => {
                 let mut states: Vec<State> = branches
@@ -291,6 +313,16 @@ impl<'a> Exec<'a> {
                 results.into_iter().collect()
             }
             StepKind::Sequence(steps) => self.run_steps(steps, state).await,
+        }
+    }
+
+    /// The session of the requestor a step speaks for.
+    fn session_of(&self, step: &Step) -> Result<&'a Session, Stop> {
+        match step.peer {
+            PeerName::A => Ok(self.session),
+            PeerName::B => self.peer_b.ok_or_else(|| {
+                Stop::Prerequisite("the second requestor's session is not open".into())
+            }),
         }
     }
 
@@ -388,19 +420,12 @@ impl<'a> Exec<'a> {
     async fn walk_list(
         &self,
         step: &Step,
-        contains: &Option<String>,
-        next_cursor_rule: &Option<String>,
+        lists: &ListChecks<'_>,
         state: &mut State,
     ) -> Result<(), Stop> {
-        let wanted: Vec<String> = match contains {
-            Some(var) => {
-                match matcher::substitute(&json!(var), &state.vars).map_err(Stop::Prerequisite)? {
-                    Value::Array(a) => a.iter().map(wire::id_text).collect(),
-                    other => vec![wire::id_text(&other)],
-                }
-            }
-            None => Vec::new(),
-        };
+        let (contains, next_cursor_rule) = (lists.contains, lists.next_cursor_rule);
+        let wanted = ids_in(contains, &state.vars)?;
+        let unwanted = ids_in(lists.lacks, &state.vars)?;
         let mut tasks = Vec::new();
         let mut cursor: Option<Value> = None;
         let mut seen_cursors = BTreeSet::new();
@@ -416,6 +441,11 @@ impl<'a> Exec<'a> {
             evidence.push(reply.seq);
             let page = match reply.outcome {
                 Outcome::Result(p) => p,
+                // a refused listing shows none of the tasks that must stay hidden
+                e @ Outcome::Error(_) if lists.contains.is_none() && lists.lacks.is_some() => {
+                    let why = format!("tasks/list answered {}: nothing listed", describe(&e));
+                    return state.judge(&step.rule, true, why, evidence);
+                }
                 e @ Outcome::Error(_) => {
                     return state.judge(
                         &step.rule,
@@ -458,6 +488,20 @@ impl<'a> Exec<'a> {
                 Some(_) => {}
             }
         }
+        if lists.lacks.is_some() {
+            let listed = ids_of(&tasks);
+            let leaked: Vec<&String> = unwanted.iter().filter(|u| listed.contains(*u)).collect();
+            state.judge(
+                &step.rule,
+                leaked.is_empty(),
+                if leaked.is_empty() {
+                    format!("none of {} other task(s) listed", unwanted.len())
+                } else {
+                    format!("tasks/list shows task(s) it must not: {leaked:?}")
+                },
+                evidence.clone(),
+            )?;
+        }
         if contains.is_some() {
             let listed = ids_of(&tasks);
             let missing: Vec<&String> = wanted.iter().filter(|w| !listed.contains(*w)).collect();
@@ -478,6 +522,26 @@ impl<'a> Exec<'a> {
         let all = Outcome::Result(json!({"tasks": tasks}));
         self.judge_answer(step, &all, evidence, state)
     }
+}
+
+/// What a `walk_list` step judges.
+struct ListChecks<'a> {
+    contains: &'a Option<String>,
+    lacks: &'a Option<String>,
+    next_cursor_rule: &'a Option<String>,
+}
+
+/// The task ids a `${var}` holds (a string or an array); none without a var.
+fn ids_in(var: &Option<String>, vars: &Vars) -> Result<Vec<String>, Stop> {
+    let Some(var) = var else {
+        return Ok(Vec::new());
+    };
+    Ok(
+        match matcher::substitute(&json!(var), vars).map_err(Stop::Prerequisite)? {
+            Value::Array(a) => a.iter().map(wire::id_text).collect(),
+            other => vec![wire::id_text(&other)],
+        },
+    )
 }
 
 /// The task ids of Task objects.

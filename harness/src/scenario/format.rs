@@ -43,12 +43,49 @@ pub struct Requires {
     /// Fixture tools that must be listed by tools/list.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<String>,
+    /// The transport the scenario needs (`http` or `stdio`); on another it is not applicable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<Transport>,
+    /// Needs two authorization contexts (`--auth-a` and `--auth-b`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub distinct_auth: bool,
 }
 
 impl Requires {
     fn is_empty(&self) -> bool {
-        self.capabilities.is_empty() && self.absent_capabilities.is_empty() && self.tools.is_empty()
+        self.capabilities.is_empty()
+            && self.absent_capabilities.is_empty()
+            && self.tools.is_empty()
+            && self.transport.is_none()
+            && !self.distinct_auth
     }
+}
+
+/// A transport a scenario can need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    Stdio,
+    Http,
+}
+
+impl Transport {
+    /// The name `Connect::transport` uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+        }
+    }
+}
+
+/// Which requestor sends a step: `a` (the default) or a second session `b`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PeerName {
+    #[default]
+    A,
+    B,
 }
 
 /// One step: exactly one of `send`, `notify`, `poll`, `wait`, `answer`, `notification`,
@@ -65,6 +102,8 @@ pub struct Step {
     pub checks: Vec<Check>,
     /// Timeout of this step in ms (default: the run's --timeout-ms).
     pub timeout_ms: Option<u64>,
+    /// The requestor whose session sends it (`send` and `walk_list`).
+    pub peer: PeerName,
 }
 
 /// What a step does.
@@ -77,6 +116,8 @@ pub enum StepKind {
         repeat: Option<u32>,
         within: Option<Within>,
         save: Option<String>,
+        /// Give up waiting after this many ms without judging (HTTP drops the stream).
+        abandon_after_ms: Option<u64>,
     },
     Notify {
         method: String,
@@ -103,6 +144,7 @@ pub enum StepKind {
     /// Walk tasks/list through every cursor; the answer judged is `{tasks: [...]}` of all pages.
     WalkList {
         contains: Option<String>,
+        lacks: Option<String>,
         next_cursor_rule: Option<String>,
     },
     Parallel(Vec<Step>),
@@ -180,6 +222,10 @@ pub struct RawStep {
     pub checks: Vec<Check>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer: Option<PeerName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandon_after_ms: Option<u64>,
 }
 
 /// Options of a `walk_list` step.
@@ -189,6 +235,9 @@ pub struct WalkList {
     /// `${var}` holding task ids (a string or an array) that must all appear in the walk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contains: Option<String>,
+    /// `${var}` holding task ids (a string or an array) that must not appear in the walk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lacks: Option<String>,
     /// Rule judged on the first page: if it leaves out some `contains` task, it has a `nextCursor`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor_rule: Option<String>,
@@ -243,13 +292,15 @@ impl TryFrom<RawStep> for Step {
                 "expect",
                 "checks",
                 "timeout_ms",
+                "peer",
+                "abandon_after_ms",
             ],
             "notify" => &["params"],
             "poll" => &["until", "capture", "rule", "timeout_ms"],
             "wait" => &[],
             "answer" => &["reply", "rule", "expect", "checks", "timeout_ms"],
             "notification" => &["rule", "expect", "checks", "timeout_ms"],
-            "walk_list" => &["rule", "expect", "checks", "timeout_ms"],
+            "walk_list" => &["rule", "expect", "checks", "timeout_ms", "peer"],
             _ => &[],
         };
         let present = [
@@ -264,6 +315,8 @@ impl TryFrom<RawStep> for Step {
             ("expect", raw.expect.is_some()),
             ("checks", !raw.checks.is_empty()),
             ("timeout_ms", raw.timeout_ms.is_some()),
+            ("peer", raw.peer.is_some()),
+            ("abandon_after_ms", raw.abandon_after_ms.is_some()),
         ];
         if let Some((field, _)) = present.iter().find(|(f, set)| *set && !allowed.contains(f)) {
             return Err(format!("`{field}` does not apply to a `{kind_name}` step"));
@@ -282,6 +335,7 @@ impl TryFrom<RawStep> for Step {
                 repeat: raw.repeat,
                 within: raw.within,
                 save: raw.save,
+                abandon_after_ms: raw.abandon_after_ms,
             },
             "notify" => StepKind::Notify {
                 method: raw.notify.unwrap_or_default(),
@@ -319,6 +373,7 @@ impl TryFrom<RawStep> for Step {
                 let w = raw.walk_list.unwrap_or_default();
                 StepKind::WalkList {
                     contains: w.contains,
+                    lacks: w.lacks,
                     next_cursor_rule: w.next_cursor_rule,
                 }
             }
@@ -331,6 +386,7 @@ impl TryFrom<RawStep> for Step {
             expect: raw.expect,
             checks: raw.checks,
             timeout_ms: raw.timeout_ms,
+            peer: raw.peer.unwrap_or_default(),
         })
     }
 }
@@ -343,6 +399,7 @@ impl From<Step> for RawStep {
             expect: step.expect,
             checks: step.checks,
             timeout_ms: step.timeout_ms,
+            peer: (step.peer != PeerName::A).then_some(step.peer),
             ..RawStep::default()
         };
         match step.kind {
@@ -352,12 +409,14 @@ impl From<Step> for RawStep {
                 repeat,
                 within,
                 save,
+                abandon_after_ms,
             } => {
                 raw.send = Some(method);
                 raw.params = params(p);
                 raw.repeat = repeat;
                 raw.within = within;
                 raw.save = save;
+                raw.abandon_after_ms = abandon_after_ms;
             }
             StepKind::Notify { method, params: p } => {
                 raw.notify = Some(method);
@@ -380,10 +439,12 @@ impl From<Step> for RawStep {
             StepKind::Notification { method } => raw.notification = Some(method),
             StepKind::WalkList {
                 contains,
+                lacks,
                 next_cursor_rule,
             } => {
                 raw.walk_list = Some(WalkList {
                     contains,
+                    lacks,
                     next_cursor_rule,
                 })
             }
@@ -429,5 +490,18 @@ impl Scenario {
         let mut out = Vec::new();
         walk(&self.steps, &mut out);
         out
+    }
+}
+
+impl Scenario {
+    /// Whether some step runs on the second requestor's session.
+    pub fn uses_peer_b(&self) -> bool {
+        fn walk(steps: &[Step]) -> bool {
+            steps.iter().any(|s| {
+                s.peer == PeerName::B
+                    || matches!(&s.kind, StepKind::Parallel(inner) | StepKind::Sequence(inner) if walk(inner))
+            })
+        }
+        walk(&self.steps)
     }
 }

@@ -1,6 +1,7 @@
 //! Transports: how taskcheck reaches a receiver. Each yields a [`Connection`] of channels,
 //! so the session never knows which transport it talks over.
 
+pub mod http;
 pub mod stdio;
 
 use crate::wire::{DecodeError, Message};
@@ -11,25 +12,52 @@ use tokio::sync::mpsc;
 /// What arrives from a receiver.
 #[derive(Debug)]
 pub enum Incoming {
-    Message(Value, Message),
+    /// A message from the receiver.
+    Message(Box<Received>),
     /// Output that is not a JSON-RPC message: fatal for the session.
-    Invalid {
-        raw: String,
-        error: DecodeError,
-    },
+    Invalid { raw: String, error: DecodeError },
     /// A diagnostic line (stderr).
     Log(String),
     /// The connection ended, with the cause.
     Closed(String),
 }
 
+/// One decoded message, and how it came where the transport has several ways (`POST
+/// text/event-stream`, `GET text/event-stream`, ...).
+#[derive(Debug)]
+pub struct Received {
+    pub value: Value,
+    pub message: Message,
+    pub via: Option<String>,
+}
+
+impl Incoming {
+    /// A decoded message.
+    pub fn message(value: Value, message: Message, via: Option<String>) -> Incoming {
+        Incoming::Message(Box::new(Received {
+            value,
+            message,
+            via,
+        }))
+    }
+}
+
 /// A live connection to a receiver; dropping it stops the receiver.
 pub struct Connection {
     pub outgoing: mpsc::Sender<Value>,
     pub incoming: mpsc::Receiver<Incoming>,
-    /// Held for its Drop: kills what the transport spawned.
+    /// Held for its Drop: kills what the transport spawned (or ends the HTTP session).
     pub guard: Box<dyn Send + Sync>,
     pub transport: &'static str,
+    /// Called when taskcheck stops waiting for the answer to a request id (HTTP drops its stream).
+    pub abandon: Box<dyn Fn(&Value) + Send + Sync>,
+}
+
+/// Which of two requestors a connection speaks for (session isolation scenarios).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Peer {
+    A,
+    B,
 }
 
 /// Why a connection could not be made.
@@ -44,8 +72,14 @@ impl std::fmt::Display for ConnectError {
 
 /// A way to reach a receiver; every scenario gets a fresh connection.
 pub trait Connect: Send + Sync {
-    /// Opens a new connection.
-    fn connect(&self) -> impl Future<Output = Result<Connection, ConnectError>> + Send;
+    /// Opens a new connection for a requestor.
+    fn connect(&self, peer: Peer) -> impl Future<Output = Result<Connection, ConnectError>> + Send;
     /// A human description of the receiver (command or URL).
     fn describe(&self) -> String;
+    /// `stdio` or `http`.
+    fn transport(&self) -> &'static str;
+    /// Whether the two peers carry different authorization contexts (`--auth-a`/`--auth-b`).
+    fn distinct_auth(&self) -> bool {
+        false
+    }
 }

@@ -1,6 +1,6 @@
 //! stdio transport: the receiver is a spawned command speaking newline-delimited JSON.
 
-use super::{Connect, ConnectError, Connection, Incoming};
+use super::{Connect, ConnectError, Connection, Incoming, Peer};
 use crate::trace::preview;
 use crate::wire;
 use serde_json::Value;
@@ -55,7 +55,7 @@ impl Drop for GroupGuard {
 }
 
 impl Connect for StdioConnector {
-    async fn connect(&self) -> Result<Connection, ConnectError> {
+    async fn connect(&self, _peer: Peer) -> Result<Connection, ConnectError> {
         let mut child = Command::new("/bin/sh")
             .arg("-c")
             .arg(&self.command)
@@ -89,11 +89,16 @@ impl Connect for StdioConnector {
             incoming: in_rx,
             guard: Box::new(GroupGuard { pgid }),
             transport: "stdio",
+            abandon: Box::new(|_| {}),
         })
     }
 
     fn describe(&self) -> String {
         self.command.clone()
+    }
+
+    fn transport(&self) -> &'static str {
+        "stdio"
     }
 }
 
@@ -187,7 +192,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
                     }
                 } else {
                     match wire::decode(&line, limit) {
-                        Ok((value, msg)) => Incoming::Message(value, msg),
+                        Ok((value, msg)) => Incoming::message(value, msg, None),
                         Err(error) => Incoming::Invalid {
                             raw: preview(&text, 200),
                             error,

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+use mcp_taskcheck::reference::faults::FaultInfo;
+use mcp_taskcheck::spec;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -42,14 +44,15 @@ pub fn taskcheck(args: &[&str]) -> Output {
 
 /// Runs `taskcheck run --stdio CMD` with extra arguments; returns exit code, stdout and the JSON report.
 pub fn run(receiver: &str, extra: &[&str], tag: &str) -> (i32, String, Value) {
+    run_against(&["--stdio", receiver], extra, tag)
+}
+
+/// Runs `taskcheck run` against a receiver (`--stdio CMD` or `--url URL`) with extra arguments.
+pub fn run_against(target: &[&str], extra: &[&str], tag: &str) -> (i32, String, Value) {
     let report = temp_path(&format!("{tag}.json"));
-    let mut args = vec![
-        "run",
-        "--stdio",
-        receiver,
-        "--report-json",
-        report.to_str().unwrap(),
-    ];
+    let mut args = vec!["run"];
+    args.extend_from_slice(target);
+    args.extend_from_slice(&["--report-json", report.to_str().unwrap()]);
     args.extend_from_slice(extra);
     let out = taskcheck(&args);
     let stdout =
@@ -58,6 +61,98 @@ pub fn run(receiver: &str, extra: &[&str], tag: &str) -> (i32, String, Value) {
         .map(|t| serde_json::from_str(&t).unwrap())
         .unwrap_or(Value::Null);
     (out.status.code().unwrap_or(-1), stdout, doc)
+}
+
+/// The reference receiver served over Streamable HTTP; killed when dropped.
+pub struct HttpReference {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl HttpReference {
+    /// Starts `taskcheck reference --http` with extra arguments and reads its URL.
+    pub fn start(extra: &[&str]) -> HttpReference {
+        use std::io::BufRead;
+        let mut child = Command::new(BIN)
+            .args(["reference", "--http"])
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the HTTP reference starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut url = String::new();
+        std::io::BufReader::new(stdout).read_line(&mut url).unwrap();
+        let url = url.trim().to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "first line {url:?}");
+        HttpReference { child, url }
+    }
+
+    /// Kills the server now.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for HttpReference {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// What is wrong with one fault's run: its rules must fail, nothing else may (but its
+/// documented timing-dependent consequences), the exit code follows their level, and the
+/// terminal report names them. `tasks.schema.official` needs --schema, so it is left out.
+pub fn fault_problems(fault: &FaultInfo, code: i32, out: &str, doc: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut expected: Vec<String> = fault
+        .rules
+        .iter()
+        .filter(|r| **r != "tasks.schema.official")
+        .map(|r| r.to_string())
+        .collect();
+    expected.sort();
+    let got = rules_with(doc, &["fail", "warn", "error"]);
+    let must = fault
+        .rules
+        .iter()
+        .any(|r| spec::rule(r).unwrap().level.is_mandatory());
+    let want_code = if must { 1 } else { 0 };
+    let allowed = |r: &String| expected.contains(r) || fault.may_also.contains(&r.as_str());
+    if !expected.iter().all(|r| got.contains(r)) || !got.iter().all(allowed) || code != want_code {
+        problems.push(format!(
+            "fault {}: exit {code} (want {want_code}), failed {got:?}, want {expected:?}\n{out}",
+            fault.name
+        ));
+    }
+    for rule in &expected {
+        if !out.contains(rule.as_str()) {
+            problems.push(format!(
+                "fault {}: the terminal report does not name {rule}",
+                fault.name
+            ));
+        }
+    }
+    problems
+}
+
+/// Runs `check` over `items` on `workers` threads and gathers the problems it reports.
+pub fn in_parallel<T: Sync>(
+    items: &[T],
+    workers: usize,
+    check: impl Fn(&T) -> Vec<String> + Sync,
+) -> Vec<String> {
+    let check = &check;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(items.len().div_ceil(workers).max(1))
+            .map(|chunk| scope.spawn(move || chunk.iter().flat_map(check).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    })
 }
 
 /// Rule ids whose aggregated verdict is one of `verdicts`.

@@ -1,0 +1,384 @@
+//! The reference receiver over Streamable HTTP: one receiver (and task store) per session,
+//! JSON answers for polls, SSE streams for tools/call and tasks/result, and a GET stream for
+//! what the receiver sends on its own.
+
+use super::faults::{Fault, Faults};
+use super::{Reference, Store};
+use crate::spec::PROTOCOL_VERSION;
+use crate::wire::{self, code, Message};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use futures::Stream;
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+/// Receiver messages kept for a session while no stream can carry them.
+const BACKLOG_LIMIT: usize = 1000;
+
+struct Server {
+    faults: Faults,
+    json_only: bool,
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// Under the shared-task-store fault, the one store of every session.
+    shared_store: Option<Arc<Mutex<Store>>>,
+}
+
+type Outbox = mpsc::UnboundedSender<Value>;
+
+struct HttpSession {
+    reference: Arc<Reference>,
+    /// Streams (or JSON answers) waiting for the response to a request id.
+    waiting: Mutex<HashMap<String, Outbox>>,
+    /// Open SSE streams that may carry the receiver's own messages, the GET stream first.
+    streams: Mutex<Vec<Outbox>>,
+    backlog: Mutex<VecDeque<Value>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl HttpSession {
+    /// Sends one outgoing message on the right stream.
+    fn route(&self, msg: Value) {
+        let is_response = msg.get("method").is_none();
+        if is_response {
+            let id = msg.get("id").map(Value::to_string).unwrap_or_default();
+            if let Some(tx) = lock(&self.waiting).remove(&id) {
+                lock(&self.streams).retain(|s| !s.same_channel(&tx));
+                let _ = tx.send(msg);
+            }
+            return;
+        }
+        let mut streams = lock(&self.streams);
+        streams.retain(|s| !s.is_closed());
+        if let Some(first) = streams.first() {
+            if first.send(msg.clone()).is_ok() {
+                return;
+            }
+        }
+        drop(streams);
+        let mut backlog = lock(&self.backlog);
+        if backlog.len() >= BACKLOG_LIMIT {
+            backlog.pop_front();
+        }
+        backlog.push_back(msg);
+    }
+
+    /// A new stream for the receiver's own messages; the GET stream goes first.
+    fn open_stream(&self, tx: &Outbox, first: bool) {
+        for msg in lock(&self.backlog).drain(..) {
+            let _ = tx.send(msg);
+        }
+        let mut streams = lock(&self.streams);
+        if first {
+            streams.insert(0, tx.clone());
+        } else {
+            streams.push(tx.clone());
+        }
+    }
+}
+
+/// Serves the reference receiver over Streamable HTTP at `addr` until Ctrl-C; prints the
+/// endpoint URL as the first line of stdout.
+pub async fn serve_http(faults: Faults, addr: SocketAddr, json_only: bool) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    println!("http://{bound}/mcp");
+    use std::io::Write;
+    std::io::stdout().flush()?;
+    let shared_store = faults
+        .has(Fault::SharedTaskStore)
+        .then(|| Reference::new_store(&faults));
+    let server = Arc::new(Server {
+        faults,
+        json_only,
+        sessions: Mutex::default(),
+        shared_store,
+    });
+    use axum::serve::ListenerExt;
+    // answers are small and many: never let Nagle hold one back
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    let app = Router::new()
+        .route("/mcp", post(on_post).get(on_get).delete(on_delete))
+        .with_state(server);
+    tokio::select! {
+        served = axum::serve(listener, app) => served,
+        _ = tokio::signal::ctrl_c() => Ok(()),
+    }
+}
+
+fn plain(status: StatusCode, text: &str) -> Response {
+    (status, text.to_string()).into_response()
+}
+
+fn json_error(status: StatusCode, code: i64, message: &str) -> Response {
+    let body = wire::error(&Value::Null, code, message).to_string();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// Why a request is turned away: an HTTP status and a short text.
+type Refusal = (StatusCode, String);
+
+/// Checks what every request must carry: a local Origin, a known protocol version.
+fn check_common(headers: &HeaderMap) -> Result<(), Refusal> {
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        if !matches!(origin_host(origin), "localhost" | "127.0.0.1" | "[::1]") {
+            return Err((StatusCode::FORBIDDEN, "Origin not allowed".into()));
+        }
+    }
+    match headers
+        .get(VERSION_HEADER)
+        .map(|v| v.to_str().unwrap_or(""))
+    {
+        None | Some(PROTOCOL_VERSION) => Ok(()),
+        Some(other) => Err((
+            StatusCode::BAD_REQUEST,
+            format!("unsupported MCP-Protocol-Version {other:?}"),
+        )),
+    }
+}
+
+/// The host of an Origin (`http://[::1]:8080` -> `[::1]`).
+fn origin_host(origin: &str) -> &str {
+    let rest = origin.split_once("://").map(|(_, r)| r).unwrap_or(origin);
+    let authority = rest.split('/').next().unwrap_or("");
+    match authority.find(']') {
+        Some(end) if authority.starts_with('[') => &authority[..=end],
+        _ => authority.split(':').next().unwrap_or(""),
+    }
+}
+
+fn session_of(server: &Server, headers: &HeaderMap) -> Result<Arc<HttpSession>, Refusal> {
+    let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
+        return Err((StatusCode::BAD_REQUEST, "missing Mcp-Session-Id".into()));
+    };
+    lock(&server.sessions)
+        .get(id)
+        .cloned()
+        .ok_or_else(|| (StatusCode::NOT_FOUND, "unknown or ended session".into()))
+}
+
+fn accepts(headers: &HeaderMap, kind: &str) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains(kind) || v.contains("*/*"))
+}
+
+fn new_session(server: &Server) -> (String, Arc<HttpSession>) {
+    let (out, mut rx) = mpsc::unbounded_channel();
+    let reference = match &server.shared_store {
+        Some(store) => Reference::with_store(server.faults.clone(), out, store.clone()),
+        None => Reference::new(server.faults.clone(), out),
+    };
+    let session = Arc::new(HttpSession {
+        reference,
+        waiting: Mutex::default(),
+        streams: Mutex::default(),
+        backlog: Mutex::default(),
+    });
+    let router = Arc::downgrade(&session);
+    tokio::spawn(async move {
+        while let Some(msg) = rx.recv().await {
+            match router.upgrade() {
+                Some(s) => s.route(msg),
+                None => return,
+            }
+        }
+    });
+    let id = uuid::Uuid::new_v4().to_string();
+    lock(&server.sessions).insert(id.clone(), session.clone());
+    (id, session)
+}
+
+async fn on_post(State(server): State<Arc<Server>>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Err(r) = check_common(&headers) {
+        return r.into_response();
+    }
+    if !(accepts(&headers, "application/json") && accepts(&headers, "text/event-stream")) {
+        return plain(
+            StatusCode::NOT_ACCEPTABLE,
+            "Accept must list application/json and text/event-stream",
+        );
+    }
+    let message = match wire::decode(&body, super::MAX_LINE) {
+        Ok((_, m)) => m,
+        Err(e @ wire::DecodeError::NotJsonRpc(_)) => {
+            return json_error(
+                StatusCode::BAD_REQUEST,
+                code::INVALID_REQUEST,
+                &e.to_string(),
+            )
+        }
+        Err(e) => return json_error(StatusCode::BAD_REQUEST, code::PARSE_ERROR, &e.to_string()),
+    };
+    let (session_id, session) = match &message {
+        Message::Request { method, .. } if method == "initialize" => {
+            let (id, s) = new_session(&server);
+            (Some(id), s)
+        }
+        _ => match session_of(&server, &headers) {
+            Ok(s) => (None, s),
+            Err(r) => return r.into_response(),
+        },
+    };
+    let Message::Request { id, method, params } = message else {
+        session.reference.receive(message);
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let (tx, rx) = mpsc::unbounded_channel();
+    lock(&session.waiting).insert(id.to_string(), tx.clone());
+    let sse = !server.json_only
+        && (matches!(method.as_str(), "tools/call" | "tasks/result")
+            || (method == "tasks/get" && server.faults.has(Fault::GetOverSse)));
+    let task_id = params
+        .get("taskId")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let waits_for_result = method == "tasks/result";
+    session
+        .reference
+        .receive(Message::Request { id, method, params });
+    let mut response = if sse {
+        session.open_stream(&tx, false);
+        let cancel = (waits_for_result && server.faults.has(Fault::CancelOnDisconnect))
+            .then(|| task_id.map(|t| (session.reference.clone(), t)))
+            .flatten();
+        Sse::new(request_stream(rx, cancel)).into_response()
+    } else {
+        json_answer(rx).await
+    };
+    if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
+        response.headers_mut().insert(SESSION_HEADER, id);
+    }
+    response
+}
+
+/// Waits for the response and sends it as one JSON body.
+async fn json_answer(mut rx: mpsc::UnboundedReceiver<Value>) -> Response {
+    while let Some(msg) = rx.recv().await {
+        if msg.get("method").is_none() {
+            return (
+                [(header::CONTENT_TYPE, "application/json")],
+                msg.to_string(),
+            )
+                .into_response();
+        }
+    }
+    plain(StatusCode::INTERNAL_SERVER_ERROR, "the receiver stopped")
+}
+
+/// Under the cancel-on-disconnect fault: cancels the task if the stream is dropped unanswered.
+struct DropCancels {
+    task: Option<(Arc<Reference>, String)>,
+    answered: bool,
+}
+
+impl Drop for DropCancels {
+    fn drop(&mut self) {
+        if let (false, Some((reference, task))) = (self.answered, &self.task) {
+            reference.cancel_now(task);
+        }
+    }
+}
+
+/// An SSE stream carrying messages until the request's response, which ends it.
+fn request_stream(
+    rx: mpsc::UnboundedReceiver<Value>,
+    cancel: Option<(Arc<Reference>, String)>,
+) -> impl Stream<Item = Result<Event, Infallible>> {
+    let guard = DropCancels {
+        task: cancel,
+        answered: false,
+    };
+    futures::stream::unfold((rx, guard), |(mut rx, mut guard)| async move {
+        if guard.answered {
+            return None;
+        }
+        let msg = rx.recv().await?;
+        guard.answered = msg.get("method").is_none();
+        Some((Ok(Event::default().data(msg.to_string())), (rx, guard)))
+    })
+}
+
+/// An SSE stream of the receiver's own messages, open until the client leaves.
+fn session_stream(
+    rx: mpsc::UnboundedReceiver<Value>,
+) -> impl Stream<Item = Result<Event, Infallible>> {
+    futures::stream::unfold(rx, |mut rx| async move {
+        let msg = rx.recv().await?;
+        Some((Ok(Event::default().data(msg.to_string())), rx))
+    })
+}
+
+async fn on_get(State(server): State<Arc<Server>>, headers: HeaderMap) -> Response {
+    if let Err(r) = check_common(&headers) {
+        return r.into_response();
+    }
+    if !accepts(&headers, "text/event-stream") {
+        return plain(
+            StatusCode::NOT_ACCEPTABLE,
+            "Accept must list text/event-stream",
+        );
+    }
+    let session = match session_of(&server, &headers) {
+        Ok(s) => s,
+        Err(r) => return r.into_response(),
+    };
+    let (tx, rx) = mpsc::unbounded_channel();
+    session.open_stream(&tx, true);
+    Sse::new(session_stream(rx)).into_response()
+}
+
+async fn on_delete(State(server): State<Arc<Server>>, headers: HeaderMap) -> Response {
+    if let Err(r) = check_common(&headers) {
+        return r.into_response();
+    }
+    let id = headers
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    match lock(&server.sessions).remove(id) {
+        Some(_) => StatusCode::OK.into_response(),
+        None => plain(StatusCode::NOT_FOUND, "unknown or ended session"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_judged_by_host() {
+        assert_eq!(origin_host("http://localhost:3000"), "localhost");
+        assert_eq!(origin_host("http://[::1]:8080/x"), "[::1]");
+        assert_eq!(origin_host("https://evil.example"), "evil.example");
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("https://evil.example"),
+        );
+        assert!(check_common(&h).is_err());
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://127.0.0.1:9"),
+        );
+        assert!(check_common(&h).is_ok());
+    }
+}

@@ -1,0 +1,618 @@
+//! Streamable HTTP transport (2025-11-25): every message is a POST answered by JSON or an SSE
+//! stream; a standalone GET stream carries what the receiver sends on its own; the session
+//! id and protocol version go on every request after initialize; DELETE ends the session.
+
+use super::{Connect, ConnectError, Connection, Incoming, Peer};
+use crate::spec::PROTOCOL_VERSION;
+use crate::trace::preview;
+use crate::wire::{self, DecodeError, Message};
+use eventsource_stream::Eventsource;
+use futures::{Stream, StreamExt};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+/// How often a stream that closed before its response is resumed with Last-Event-ID.
+const MAX_RESUMES: usize = 5;
+/// How often the GET stream is reopened after the receiver closed it.
+const MAX_GET_REOPENS: usize = 20;
+
+/// Talks to a receiver at a URL; every scenario gets its own HTTP session.
+pub struct HttpConnector {
+    pub url: reqwest::Url,
+    /// `--header` values, sent on every request.
+    pub headers: HeaderMap,
+    /// `--auth-a` / `--auth-b`: extra headers of the two requestors.
+    pub auth: [HeaderMap; 2],
+    /// Longest message (JSON body or SSE event) accepted, in bytes.
+    pub max_message: usize,
+    pub client: reqwest::Client,
+}
+
+impl HttpConnector {
+    /// A connector with a client that times out connecting after `connect_timeout`.
+    pub fn new(
+        url: reqwest::Url,
+        headers: HeaderMap,
+        auth: [HeaderMap; 2],
+        max_message: usize,
+        connect_timeout: Duration,
+    ) -> Result<HttpConnector, String> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(connect_timeout)
+            .tcp_nodelay(true)
+            .redirect(reqwest::redirect::Policy::limited(5))
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        Ok(HttpConnector {
+            url,
+            headers,
+            auth,
+            max_message,
+            client,
+        })
+    }
+}
+
+/// Parses `Name: value` into a header (for `--header`, `--auth-a`, `--auth-b`).
+pub fn parse_header(text: &str) -> Result<(HeaderName, HeaderValue), String> {
+    let (name, value) = text
+        .split_once(':')
+        .ok_or_else(|| format!("header {:?} is not `Name: value`", redact(text)))?;
+    let name = HeaderName::from_bytes(name.trim().as_bytes())
+        .map_err(|_| format!("{:?} is not a header name", name.trim()))?;
+    let value = HeaderValue::from_str(value.trim())
+        .map_err(|_| format!("the value of header {name} is not a valid header value"))?;
+    Ok((name, value))
+}
+
+/// A header line with its value hidden (header values are often secrets).
+fn redact(text: &str) -> String {
+    match text.split_once(':') {
+        Some((name, _)) => format!("{name}: ***"),
+        None => "***".into(),
+    }
+}
+
+/// What one HTTP session shares between its POSTs and its GET stream.
+struct Shared {
+    client: reqwest::Client,
+    url: reqwest::Url,
+    headers: HeaderMap,
+    max: usize,
+    session_id: Mutex<Option<HeaderValue>>,
+    events: mpsc::Sender<Incoming>,
+    /// Running POST/GET tasks; the POSTs of requests by request id, to drop their streams.
+    tasks: Mutex<Vec<AbortHandle>>,
+    by_request: Mutex<HashMap<String, AbortHandle>>,
+}
+
+impl Shared {
+    fn request(&self, method: reqwest::Method, after_init: bool) -> reqwest::RequestBuilder {
+        let mut req = self
+            .client
+            .request(method, self.url.clone())
+            .headers(self.headers.clone());
+        if let Some(id) = self
+            .session_id
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
+            req = req.header(SESSION_HEADER, id);
+        }
+        if after_init {
+            req = req.header(VERSION_HEADER, PROTOCOL_VERSION);
+        }
+        req
+    }
+
+    async fn close(&self, why: String) {
+        let _ = self.events.send(Incoming::Closed(why)).await;
+    }
+
+    async fn log(&self, line: String) {
+        let _ = self.events.send(Incoming::Log(line)).await;
+    }
+
+    fn track(&self, handle: AbortHandle, request: Option<String>) {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        tasks.retain(|t| !t.is_finished());
+        if let Some(id) = request {
+            self.by_request
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(id, handle.clone());
+        }
+        tasks.push(handle);
+    }
+
+    /// Decodes one message and hands it to the session; false if the session is gone.
+    async fn deliver(&self, bytes: &[u8], via: &str) -> Result<Option<Message>, ()> {
+        let event = match wire::decode(bytes, self.max) {
+            Ok((value, msg)) => {
+                let _ = self
+                    .events
+                    .send(Incoming::message(value, msg.clone(), Some(via.into())))
+                    .await;
+                return Ok(Some(msg));
+            }
+            Err(error) => Incoming::Invalid {
+                raw: preview(&String::from_utf8_lossy(bytes), 200),
+                error,
+            },
+        };
+        let _ = self.events.send(event).await;
+        Err(())
+    }
+}
+
+/// Ends the HTTP session when the connection is dropped: stops every stream, sends DELETE.
+struct SessionGuard {
+    shared: Arc<Shared>,
+}
+
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        for t in self
+            .shared
+            .tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            t.abort();
+        }
+        let has_session = self
+            .shared
+            .session_id
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some();
+        if has_session {
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                let delete = self
+                    .shared
+                    .request(reqwest::Method::DELETE, true)
+                    .timeout(Duration::from_secs(1))
+                    .send();
+                runtime.spawn(async move {
+                    let _ = delete.await;
+                });
+            }
+        }
+    }
+}
+
+impl Connect for HttpConnector {
+    async fn connect(&self, peer: Peer) -> Result<Connection, ConnectError> {
+        let mut headers = self.headers.clone();
+        let auth = match peer {
+            Peer::A => &self.auth[0],
+            Peer::B => &self.auth[1],
+        };
+        headers.extend(auth.clone());
+        let (in_tx, in_rx) = mpsc::channel(1024);
+        let (out_tx, out_rx) = mpsc::channel::<Value>(64);
+        let shared = Arc::new(Shared {
+            client: self.client.clone(),
+            url: self.url.clone(),
+            headers,
+            max: self.max_message,
+            session_id: Mutex::new(None),
+            events: in_tx,
+            tasks: Mutex::default(),
+            by_request: Mutex::default(),
+        });
+        let writer = tokio::spawn(send_all(shared.clone(), out_rx));
+        shared.track(writer.abort_handle(), None);
+        let abandoning = shared.clone();
+        Ok(Connection {
+            outgoing: out_tx,
+            incoming: in_rx,
+            guard: Box::new(SessionGuard { shared }),
+            transport: "http",
+            abandon: Box::new(move |id: &Value| {
+                let handle = abandoning
+                    .by_request
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&id.to_string());
+                if let Some(h) = handle {
+                    h.abort();
+                }
+            }),
+        })
+    }
+
+    fn describe(&self) -> String {
+        self.url.to_string()
+    }
+
+    fn transport(&self) -> &'static str {
+        "http"
+    }
+
+    fn distinct_auth(&self) -> bool {
+        !self.auth[0].is_empty() && !self.auth[1].is_empty() && self.auth[0] != self.auth[1]
+    }
+}
+
+/// POSTs every outgoing message, each on its own task so a long stream never blocks the rest.
+async fn send_all(shared: Arc<Shared>, mut out: mpsc::Receiver<Value>) {
+    while let Some(msg) = out.recv().await {
+        let method = msg
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let request_id = match (msg.get("id"), msg.get("method")) {
+            (Some(id), Some(_)) => Some(id.to_string()),
+            _ => None,
+        };
+        if method == "initialize" {
+            // nothing else is sent before the answer, and the session id must be known first
+            post(shared.clone(), msg).await;
+            continue;
+        }
+        let initialized = method == "notifications/initialized";
+        let task = tokio::spawn(post(shared.clone(), msg));
+        shared.track(task.abort_handle(), request_id);
+        if initialized {
+            let _ = task.await;
+            let get = tokio::spawn(get_stream(shared.clone()));
+            shared.track(get.abort_handle(), None);
+        }
+    }
+}
+
+/// Sends one message and hands what comes back to the session.
+async fn post(shared: Arc<Shared>, msg: Value) {
+    let method = msg
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let is_request = method.is_some() && msg.get("id").is_some();
+    let what = method.clone().unwrap_or_else(|| "a response".into());
+    let after_init = method.as_deref() != Some("initialize");
+    let sent = shared
+        .request(reqwest::Method::POST, after_init)
+        .header(ACCEPT, "application/json, text/event-stream")
+        .header(CONTENT_TYPE, "application/json")
+        .body(msg.to_string())
+        .send()
+        .await;
+    let response = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            return shared
+                .close(format!(
+                    "cannot POST {what} to {}: {}",
+                    shared.url,
+                    error_chain(&e)
+                ))
+                .await
+        }
+    };
+    let status = response.status();
+    if method.as_deref() == Some("initialize") {
+        if let Some(id) = response.headers().get(SESSION_HEADER) {
+            *shared.session_id.lock().unwrap_or_else(|p| p.into_inner()) = Some(id.clone());
+        }
+    }
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if status == StatusCode::ACCEPTED && !is_request {
+        return;
+    }
+    if status.is_success() && is_request {
+        if content_type.starts_with("text/event-stream") {
+            let id = msg.get("id").cloned().unwrap_or(Value::Null);
+            return read_request_stream(&shared, response, &what, &id).await;
+        }
+        if content_type.starts_with("application/json") {
+            return match read_body(response, shared.max).await {
+                Ok(body) => {
+                    let _ = shared.deliver(&body, "POST application/json").await;
+                }
+                Err(e) => {
+                    shared
+                        .close(format!("reading the answer to {what}: {e}"))
+                        .await
+                }
+            };
+        }
+        return shared
+            .close(format!(
+                "the answer to {what} has Content-Type {content_type:?}, not application/json or text/event-stream"
+            ))
+            .await;
+    }
+    if status.is_success() {
+        return shared
+            .close(format!(
+                "{what} was answered HTTP {status}, not 202 Accepted"
+            ))
+            .await;
+    }
+    let body = read_body(response, shared.max).await.unwrap_or_default();
+    if status == StatusCode::NOT_FOUND
+        && shared
+            .session_id
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+    {
+        return shared
+            .close(format!("the session expired: {what} was answered HTTP 404"))
+            .await;
+    }
+    // an HTTP error may carry a JSON-RPC error for the request: judge that, not the status
+    if let (true, Ok(mut error)) = (is_request, serde_json::from_slice::<Value>(&body)) {
+        if error.get("error").is_some() && error.get("result").is_none() {
+            if error.get("id").is_none_or(Value::is_null) {
+                error["id"] = msg.get("id").cloned().unwrap_or(json!(null));
+            }
+            let via = format!("POST HTTP {}", status.as_u16());
+            let _ = shared.deliver(error.to_string().as_bytes(), &via).await;
+            return;
+        }
+    }
+    shared
+        .close(format!(
+            "{what} was answered HTTP {status}: {}",
+            preview(&String::from_utf8_lossy(&body), 300)
+        ))
+        .await
+}
+
+/// Reads the SSE stream answering a request; resumes with Last-Event-ID if it ends early.
+async fn read_request_stream(
+    shared: &Arc<Shared>,
+    response: reqwest::Response,
+    what: &str,
+    request_id: &Value,
+) {
+    let mut state = StreamState::default();
+    read_events(
+        shared,
+        bounded(response, shared.max),
+        "POST text/event-stream",
+        request_id,
+        &mut state,
+    )
+    .await;
+    for _ in 0..MAX_RESUMES {
+        if state.answered || state.failed {
+            return;
+        }
+        let Some(last) = state.last_id.clone() else {
+            break;
+        };
+        tokio::time::sleep(Duration::from_millis(
+            state.retry_ms.unwrap_or(500).min(10_000),
+        ))
+        .await;
+        let resumed = shared
+            .request(reqwest::Method::GET, true)
+            .header(ACCEPT, "text/event-stream")
+            .header("last-event-id", last)
+            .send()
+            .await;
+        match resumed {
+            Ok(r) if r.status().is_success() => {
+                read_events(
+                    shared,
+                    bounded(r, shared.max),
+                    "GET text/event-stream",
+                    request_id,
+                    &mut state,
+                )
+                .await
+            }
+            _ => break,
+        }
+    }
+    if !state.answered && !state.failed {
+        shared
+            .log(format!(
+                "the SSE stream answering {what} ended before its response"
+            ))
+            .await;
+    }
+}
+
+/// The receiver's own stream, reopened when the receiver closes it.
+async fn get_stream(shared: Arc<Shared>) {
+    let mut state = StreamState::default();
+    for _ in 0..MAX_GET_REOPENS {
+        let mut req = shared
+            .request(reqwest::Method::GET, true)
+            .header(ACCEPT, "text/event-stream");
+        if let Some(last) = &state.last_id {
+            req = req.header("last-event-id", last.clone());
+        }
+        let response = match req.send().await {
+            Ok(r) => r,
+            Err(_) => return,
+        };
+        if response.status() == StatusCode::METHOD_NOT_ALLOWED {
+            return shared
+                .log("the receiver offers no GET stream (405)".into())
+                .await;
+        }
+        if !response.status().is_success() {
+            return shared
+                .log(format!(
+                    "the GET stream was answered HTTP {}",
+                    response.status()
+                ))
+                .await;
+        }
+        read_events(
+            &shared,
+            bounded(response, shared.max),
+            "GET text/event-stream",
+            &Value::Null,
+            &mut state,
+        )
+        .await;
+        if state.failed {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(
+            state.retry_ms.unwrap_or(500).min(10_000),
+        ))
+        .await;
+    }
+}
+
+/// What a stream showed so far.
+#[derive(Default)]
+struct StreamState {
+    last_id: Option<String>,
+    retry_ms: Option<u64>,
+    /// The response to the stream's request arrived.
+    answered: bool,
+    /// The stream broke the transport (invalid message, oversized event).
+    failed: bool,
+}
+
+async fn read_events<S>(
+    shared: &Arc<Shared>,
+    bytes: S,
+    via: &str,
+    request_id: &Value,
+    state: &mut StreamState,
+) where
+    S: Stream<Item = Result<bytes::Bytes, String>> + Unpin,
+{
+    let mut events = bytes.eventsource();
+    while let Some(event) = events.next().await {
+        let event = match event {
+            Ok(e) => e,
+            Err(eventsource_stream::EventStreamError::Transport(e)) => {
+                if e.starts_with("message of") {
+                    state.failed = true;
+                    shared
+                        .close(format!("the receiver sent an SSE event too large: {e}"))
+                        .await;
+                }
+                return;
+            }
+            Err(e) => {
+                state.failed = true;
+                return shared
+                    .close(format!("the receiver's SSE stream is broken: {e}"))
+                    .await;
+            }
+        };
+        if !event.id.is_empty() {
+            state.last_id = Some(event.id.clone());
+        }
+        if let Some(retry) = event.retry {
+            state.retry_ms = Some(retry.as_millis() as u64);
+        }
+        // an event with empty data primes the client for reconnection; it carries no message
+        if event.data.trim().is_empty() {
+            continue;
+        }
+        match shared.deliver(event.data.as_bytes(), via).await {
+            Ok(Some(Message::Response { id, .. })) if &id == request_id => state.answered = true,
+            Ok(_) => {}
+            Err(()) => {
+                state.failed = true;
+                return;
+            }
+        }
+    }
+}
+
+/// A response body as a byte stream that fails once a single event exceeds `max` bytes.
+fn bounded(
+    response: reqwest::Response,
+    max: usize,
+) -> impl Stream<Item = Result<bytes::Bytes, String>> + Unpin {
+    let mut in_event = 0usize;
+    let mut line_empty = true;
+    Box::pin(response.bytes_stream().map(move |chunk| {
+        let chunk = chunk.map_err(|e| format!("the stream broke: {}", error_chain(&e)))?;
+        for b in chunk.iter() {
+            match b {
+                // an empty line ends an event
+                b'\n' if line_empty => in_event = 0,
+                b'\n' => line_empty = true,
+                b'\r' => {}
+                _ => {
+                    line_empty = false;
+                    in_event += 1;
+                    if in_event > max {
+                        return Err(DecodeError::TooLong {
+                            len: in_event,
+                            limit: max,
+                        }
+                        .to_string());
+                    }
+                }
+            }
+        }
+        Ok(chunk)
+    }))
+}
+
+/// A whole response body, at most `max` bytes.
+async fn read_body(response: reqwest::Response, max: usize) -> Result<Vec<u8>, String> {
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| error_chain(&e))?;
+        if body.len() + chunk.len() > max {
+            return Err(DecodeError::TooLong {
+                len: body.len() + chunk.len(),
+                limit: max,
+            }
+            .to_string());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// An error with its causes ("error sending request: connection refused").
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_parse_and_hide_their_values() {
+        let (n, v) = parse_header("Authorization: Bearer s3cret").unwrap();
+        assert_eq!(
+            (n.as_str(), v.to_str().unwrap()),
+            ("authorization", "Bearer s3cret")
+        );
+        let e = parse_header("Bearer s3cret").unwrap_err();
+        assert!(!e.contains("s3cret"), "{e}");
+        assert!(parse_header("bad name: x").is_err());
+    }
+}

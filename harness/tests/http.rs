@@ -1,0 +1,196 @@
+//! Streamable HTTP: the whole suite against the reference receiver served over HTTP, every
+//! fault over HTTP, session isolation, and a receiver that dies or cannot be reached.
+
+mod common;
+
+use common::*;
+use mcp_taskcheck::reference::faults::FAULTS;
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+const AUTH: [&str; 4] = [
+    "--auth-a",
+    "Authorization: Bearer alice-secret",
+    "--auth-b",
+    "Authorization: Bearer bob-secret",
+];
+
+/// Rule id -> verdict, for comparing runs.
+fn verdicts(doc: &Value) -> Vec<(String, String)> {
+    doc["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap().into(),
+                r["verdict"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_suite_passes_over_http_with_the_verdicts_of_stdio() {
+    let server = HttpReference::start(&[]);
+    let (code, out, http) = run_against(&["--url", &server.url], &AUTH, "http-clean");
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        rules_with(&http, &["fail", "warn", "error", "untestable"]),
+        Vec::<String>::new(),
+        "{out}"
+    );
+    assert_eq!(http["transport"], "http");
+    let (code, out, stdio) = run(&reference(&[]), &[], "http-vs-stdio");
+    assert_eq!(code, 0, "{out}");
+    // the HTTP-only rules are judged over HTTP and not applicable on stdio; all else is equal
+    let http_only = [
+        "tasks.http.",
+        "tasks.security.bind-context",
+        "tasks.security.no-list-without-identity",
+    ];
+    let keep = |v: Vec<(String, String)>| -> Vec<(String, String)> {
+        v.into_iter()
+            .filter(|(r, _)| !http_only.iter().any(|h| r.starts_with(h)))
+            .collect()
+    };
+    assert_eq!(keep(verdicts(&http)), keep(verdicts(&stdio)));
+    for rule in http_only {
+        assert!(
+            verdicts(&http)
+                .iter()
+                .any(|(r, v)| r.starts_with(rule) && v == "pass"),
+            "{rule} is judged over HTTP:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn json_response_mode_passes_too() {
+    let server = HttpReference::start(&["--json-response"]);
+    let trace = temp_path("http-json-trace.jsonl");
+    let (code, out, _) = run_against(
+        &["--url", &server.url],
+        &["--trace", trace.to_str().unwrap()],
+        "http-json",
+    );
+    assert_eq!(code, 0, "{out}");
+    let trace = std::fs::read_to_string(trace).unwrap();
+    assert!(
+        !trace.contains(r#""via":"POST text/event-stream""#),
+        "no POST was answered by SSE"
+    );
+    assert!(
+        trace.contains(r#""via":"GET text/event-stream""#),
+        "the elicitations came on the GET stream"
+    );
+}
+
+#[test]
+fn every_fault_fails_exactly_its_rules_over_http() {
+    let problems = in_parallel(FAULTS, 4, |fault| {
+        let server = HttpReference::start(&["--fault", fault.name]);
+        let mut extra = vec!["--jobs", "4"];
+        extra.extend_from_slice(&AUTH);
+        let (code, out, doc) = run_against(
+            &["--url", &server.url],
+            &extra,
+            &format!("http-{}", fault.name),
+        );
+        fault_problems(fault, code, &out, &doc)
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn header_values_never_reach_reports_or_traces() {
+    let server = HttpReference::start(&[]);
+    let trace = temp_path("http-secret-trace.jsonl");
+    let (code, out, doc) = run_against(
+        &["--url", &server.url],
+        &[
+            "--header",
+            "X-Api-Key: top-secret-value",
+            "--scenario",
+            "create-prompt",
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        "http-secret",
+    );
+    assert_eq!(code, 0, "{out}");
+    for text in [
+        out,
+        doc.to_string(),
+        std::fs::read_to_string(trace).unwrap(),
+    ] {
+        assert!(!text.contains("top-secret-value"));
+    }
+}
+
+#[test]
+fn a_receiver_killed_mid_run_ends_in_exit_3_without_hanging() {
+    let mut server = HttpReference::start(&[]);
+    let url = server.url.clone();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(700));
+        server.kill();
+    });
+    let start = Instant::now();
+    let (code, out, doc) = run_against(
+        &["--url", &url],
+        &["--timeout-ms", "2000", "--scenario-timeout-ms", "5000"],
+        "http-killed",
+    );
+    killer.join().unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("cannot POST") || out.contains("stream"),
+        "{out}"
+    );
+    assert_eq!(doc["exitCode"], 3, "the report was written");
+}
+
+#[test]
+fn an_unreachable_url_is_a_transport_error_naming_the_cause() {
+    // a port nothing listens on: bind one, then free it
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (code, out, _) = run_against(
+        &["--url", &url],
+        &["--scenario", "create-prompt"],
+        "http-refused",
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("cannot POST initialize") && out.contains(&url),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_urls_are_usage_errors() {
+    for url in ["not a url", "ftp://127.0.0.1/mcp"] {
+        let out = taskcheck(&["run", "--url", url]);
+        assert_eq!(out.status.code(), Some(2), "{url}");
+    }
+    let out = taskcheck(&[
+        "run",
+        "--url",
+        "http://127.0.0.1:1/mcp",
+        "--header",
+        "no colon",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = taskcheck(&["run", "--stdio", "x", "--url", "http://127.0.0.1:1/mcp"]);
+    assert_eq!(out.status.code(), Some(2), "one receiver at a time");
+}
