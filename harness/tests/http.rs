@@ -194,3 +194,29 @@ fn bad_urls_are_usage_errors() {
     let out = taskcheck(&["run", "--stdio", "x", "--url", "http://127.0.0.1:1/mcp"]);
     assert_eq!(out.status.code(), Some(2), "one receiver at a time");
 }
+
+#[test]
+fn the_http_reference_stops_cleanly_on_ctrl_c() {
+    let mut server = HttpReference::start(&[]);
+    let pid = server.pid().to_string();
+    std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = server.try_wait() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "no exit on SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "the conventional exit after SIGINT"
+    );
+}

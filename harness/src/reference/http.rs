@@ -90,7 +90,7 @@ impl HttpSession {
     }
 }
 
-/// Serves the reference receiver over Streamable HTTP at `addr` until Ctrl-C; prints the
+/// Serves the reference receiver over Streamable HTTP at `addr` until stopped; prints the
 /// endpoint URL as the first line of stdout.
 pub async fn serve_http(faults: Faults, addr: SocketAddr, json_only: bool) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
@@ -115,10 +115,8 @@ pub async fn serve_http(faults: Faults, addr: SocketAddr, json_only: bool) -> st
     let app = Router::new()
         .route("/mcp", post(on_post).get(on_get).delete(on_delete))
         .with_state(server);
-    tokio::select! {
-        served = axum::serve(listener, app) => served,
-        _ = tokio::signal::ctrl_c() => Ok(()),
-    }
+    // Ctrl-C is handled by the command line, which stops the process (exit 130)
+    axum::serve(listener, app).await
 }
 
 fn plain(status: StatusCode, text: &str) -> Response {

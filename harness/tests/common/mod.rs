@@ -87,6 +87,16 @@ impl HttpReference {
         HttpReference { child, url }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The server's exit status, if it has exited.
+    pub fn try_wait(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().unwrap()
+    }
+
     /// Kills the server now.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
