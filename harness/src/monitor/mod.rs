@@ -320,16 +320,7 @@ impl Monitor<'_> {
                 self.observe(result, source, e, Some(asked.seq));
                 self.findings
                     .push(no_related_task_in_result(method, result, e.seq));
-                if let (Source::Get, Some(id)) = (source, asked.params.get("taskId")) {
-                    let evidence = vec![asked.seq, e.seq];
-                    self.findings.extend(self.expiry.lookup(
-                        &wire::id_text(id),
-                        peer_of(e),
-                        true,
-                        e.t_ms,
-                        evidence,
-                    ));
-                }
+                self.looked_up(asked, e, true);
             }
             "tasks/list" => {
                 for task in result
@@ -433,19 +424,25 @@ impl Monitor<'_> {
             },
             vec![e.seq],
         ));
-        let not_found = error.get("code").and_then(Value::as_i64) == Some(code::INVALID_PARAMS);
-        if let (true, "tasks/get", Some(id)) =
-            (not_found, asked.method.as_str(), asked.params.get("taskId"))
-        {
-            let evidence = vec![asked.seq, e.seq];
-            self.findings.extend(self.expiry.lookup(
-                &wire::id_text(id),
-                peer_of(e),
-                false,
-                e.t_ms,
-                evidence,
-            ));
+        if error.get("code").and_then(Value::as_i64) == Some(code::INVALID_PARAMS) {
+            self.looked_up(asked, e, false);
         }
+    }
+
+    /// A tasks/get was answered with the task (`found`) or -32602: judged for early expiry.
+    fn looked_up(&mut self, asked: &Asked, e: &Entry, found: bool) {
+        let Some(id) = asked
+            .params
+            .get("taskId")
+            .filter(|_| asked.method == "tasks/get")
+        else {
+            return;
+        };
+        let evidence = vec![asked.seq, e.seq];
+        let finding = self
+            .expiry
+            .lookup(&wire::id_text(id), peer_of(e), found, e.t_ms, evidence);
+        self.findings.extend(finding);
     }
 
     fn notification(&mut self, method: &str, params: &Value, e: &Entry) {

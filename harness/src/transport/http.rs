@@ -372,7 +372,7 @@ async fn post(shared: Arc<Shared>, msg: Value) {
     shared
         .close(format!(
             "{what} was answered HTTP {status}: {}",
-            preview(&String::from_utf8_lossy(&body), 300)
+            one_line(&String::from_utf8_lossy(&body), 300)
         ))
         .await
 }
@@ -587,6 +587,14 @@ async fn read_body(response: reqwest::Response, max: usize) -> Result<Vec<u8>, S
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+/// At most `limit` bytes of a body, its white space folded so the cause stays one line.
+fn one_line(text: &str, limit: usize) -> String {
+    preview(
+        &text.split_whitespace().collect::<Vec<_>>().join(" "),
+        limit,
+    )
 }
 
 /// An error with its causes ("error sending request: connection refused").
