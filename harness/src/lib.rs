@@ -1,5 +1,6 @@
 //! taskcheck: conformance harness for the MCP 2025-11-25 Tasks utility.
 
+pub mod baseline;
 pub mod exit;
 pub mod fixtures;
 pub mod inspect;

@@ -1,8 +1,10 @@
 //! The `taskcheck` command line.
 
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mcp_taskcheck::baseline::Baseline;
 use mcp_taskcheck::fixtures::FixtureMap;
-use mcp_taskcheck::report::FailOn;
+use mcp_taskcheck::report::{FailOn, Outcome};
 use mcp_taskcheck::runner::{Config, Limits};
 use mcp_taskcheck::scenario::{self, Scenario};
 use mcp_taskcheck::schema::SchemaSet;
@@ -10,6 +12,7 @@ use mcp_taskcheck::transport::http::{parse_header, HttpConnector};
 use mcp_taskcheck::transport::stdio::{kill_all_groups, StdioConnector};
 use mcp_taskcheck::{exit, inspect, reference, spec, suite};
 use reqwest::header::HeaderMap;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,10 +48,12 @@ enum Command {
         #[arg(long)]
         list_faults: bool,
     },
-    /// List scenarios and rules (or the fixture contract).
+    /// List the scenarios a selection picks, and every rule (or the fixture contract).
     List {
         #[command(flatten)]
         library: LibraryArgs,
+        #[command(flatten)]
+        select: SelectArgs,
         /// Print the fixture contract instead.
         #[arg(long)]
         fixtures: bool,
@@ -65,12 +70,25 @@ enum Command {
         #[command(flatten)]
         library: LibraryArgs,
     },
-    /// Print a JSON Schema: `scenario` (the scenario file format) or `tasks` (the built-in
-    /// schema every Tasks message is validated against).
+    /// Print a JSON Schema: `scenario` (the scenario file format), `tasks` (the built-in
+    /// schema every Tasks message is validated against) or `report` (the JSON report).
     Schema {
-        #[arg(value_parser = ["scenario", "tasks"])]
+        #[arg(value_parser = ["scenario", "tasks", "report"])]
         what: String,
     },
+}
+
+#[derive(clap::Args)]
+struct SelectArgs {
+    /// Only these scenario ids (repeatable).
+    #[arg(long = "scenario", value_name = "ID")]
+    only: Vec<String>,
+    /// Only scenarios that judge this rule (repeatable).
+    #[arg(long = "rule", value_name = "RULE")]
+    rules: Vec<String>,
+    /// Only scenarios with this tag (repeatable).
+    #[arg(long = "tag", value_name = "TAG")]
+    tags: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -105,9 +123,8 @@ struct RunArgs {
     connect_timeout_ms: u64,
     #[command(flatten)]
     library: LibraryArgs,
-    /// Only these scenario ids (repeatable).
-    #[arg(long = "scenario", value_name = "ID")]
-    only: Vec<String>,
+    #[command(flatten)]
+    select: SelectArgs,
     /// Per-request timeout in ms.
     #[arg(long, default_value_t = 5000)]
     timeout_ms: u64,
@@ -120,9 +137,25 @@ struct RunArgs {
     /// What makes the run non-conformant (exit 1).
     #[arg(long, value_enum, default_value = "must")]
     fail_on: FailOn,
-    /// Write the JSON report here.
+    /// Write the JSON report here (its schema: harness/schema/report.schema.json).
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
+    /// Write a JUnit XML report here (a test case per check).
+    #[arg(long, value_name = "FILE")]
+    report_junit: Option<PathBuf>,
+    /// Write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    report_md: Option<PathBuf>,
+    /// Write a self-contained HTML report here.
+    #[arg(long, value_name = "FILE")]
+    report_html: Option<PathBuf>,
+    /// Write the official conformance suite's checks.json shape here.
+    #[arg(long, value_name = "FILE")]
+    checks_json: Option<PathBuf>,
+    /// Failures to expect (YAML `server:` list of `scenario` or `scenario:rule`); a listed
+    /// failure does not fail the run, a listed entry that passes does.
+    #[arg(long, value_name = "FILE")]
+    expected_failures: Option<PathBuf>,
     /// Write every message of every session here, as JSON lines.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
@@ -154,6 +187,13 @@ fn library(args: &LibraryArgs) -> Vec<Scenario> {
         }
     }
     all
+}
+
+/// The library's scenarios a selection picks; an unknown id, rule or tag is a usage error.
+fn selected(lib: &LibraryArgs, select: &SelectArgs) -> Vec<Scenario> {
+    let all = library(lib);
+    scenario::select(all, &select.only, &select.rules, &select.tags)
+        .unwrap_or_else(|e| usage_error(e))
 }
 
 fn main() {
@@ -213,12 +253,13 @@ async fn dispatch(cli: Cli) -> i32 {
         }
         Command::List {
             library: lib,
+            select,
             fixtures,
         } => {
             if fixtures {
                 print!("{}", mcp_taskcheck::fixtures::contract_table());
             } else {
-                print!("{}", inspect::list(&library(&lib)));
+                print!("{}", inspect::list(&selected(&lib, &select)));
             }
             exit::CONFORMANT
         }
@@ -241,6 +282,8 @@ async fn dispatch(cli: Cli) -> i32 {
         Command::Schema { what } => {
             if what == "tasks" {
                 print!("{}", mcp_taskcheck::schema::builtin_text());
+            } else if what == "report" {
+                print!("{}", mcp_taskcheck::report::REPORT_SCHEMA);
             } else {
                 let schema = schemars::schema_for!(Scenario);
                 println!(
@@ -254,17 +297,11 @@ async fn dispatch(cli: Cli) -> i32 {
 }
 
 async fn run(args: RunArgs) -> i32 {
-    let mut scenarios = library(&args.library);
-    if !args.only.is_empty() {
-        if let Some(unknown) = args
-            .only
-            .iter()
-            .find(|id| !scenarios.iter().any(|s| &s.id == *id))
-        {
-            usage_error(format!("no scenario {unknown:?} (see `taskcheck list`)"));
-        }
-        scenarios.retain(|s| args.only.contains(&s.id));
-    }
+    let scenarios = selected(&args.library, &args.select);
+    let baseline = args
+        .expected_failures
+        .as_deref()
+        .map(|p| Baseline::load(p, &library(&args.library)).unwrap_or_else(|e| usage_error(e)));
     if !(args.timeout_scale.is_finite() && args.timeout_scale > 0.0) {
         usage_error(format!(
             "--timeout-scale must be a positive number, not {}",
@@ -298,26 +335,48 @@ async fn run(args: RunArgs) -> i32 {
             .map(|n| n.get())
             .unwrap_or(2)
     });
+    let bar = progress(scenarios.len());
+    let on_done: suite::OnDone = {
+        let bar = bar.clone();
+        Arc::new(move |run| {
+            bar.set_message(run.id.clone());
+            bar.inc(1);
+        })
+    };
     let report = match (&args.stdio, &args.url) {
         (Some(command), _) => {
             let connector = StdioConnector {
                 command: command.clone(),
                 max_line: args.max_line_bytes,
             };
-            suite::run_all(Arc::new(connector), scenarios, config, jobs).await
+            suite::run_all(Arc::new(connector), scenarios, config, jobs, on_done).await
         }
         (None, Some(url)) => {
             let connector = http_connector(&args, url).unwrap_or_else(|e| usage_error(e));
-            suite::run_all(Arc::new(connector), scenarios, config, jobs).await
+            suite::run_all(Arc::new(connector), scenarios, config, jobs, on_done).await
         }
         (None, None) => usage_error("give the receiver with --stdio COMMAND or --url URL"),
     };
-    print!("{}", report.terminal(args.fail_on));
-    if let Some(path) = &args.report_json {
-        let doc = serde_json::to_string_pretty(&report.json(args.fail_on)).unwrap_or_default();
-        if let Err(e) = std::fs::write(path, doc) {
-            eprintln!("taskcheck: cannot write {}: {e}", path.display());
-            return exit::HARNESS;
+    bar.finish_and_clear();
+    let outcome = report.outcome(args.fail_on, baseline.as_ref());
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    print!("{}", report.terminal(&outcome, colour));
+    let json = |o: &Outcome| serde_json::to_string_pretty(&report.json(o)).unwrap_or_default();
+    let checks =
+        |o: &Outcome| serde_json::to_string_pretty(&report.checks_json(o)).unwrap_or_default();
+    let outputs: [(&Option<PathBuf>, String); 5] = [
+        (&args.report_json, json(&outcome)),
+        (&args.report_junit, report.junit(&outcome)),
+        (&args.report_md, report.markdown(&outcome)),
+        (&args.report_html, report.html(&outcome)),
+        (&args.checks_json, checks(&outcome)),
+    ];
+    for (path, text) in outputs {
+        if let Some(path) = path {
+            if let Err(e) = std::fs::write(path, text) {
+                eprintln!("taskcheck: cannot write {}: {e}", path.display());
+                return exit::HARNESS;
+            }
         }
     }
     if let Some(path) = &args.trace {
@@ -326,7 +385,25 @@ async fn run(args: RunArgs) -> i32 {
             return exit::HARNESS;
         }
     }
-    report.exit_code(args.fail_on).0
+    outcome.code
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal and the run passes a second.
+fn progress(scenarios: usize) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(scenarios as u64), ProgressDrawTarget::hidden());
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} scenarios  {msg}") {
+        bar.set_style(style);
+    }
+    if std::io::stderr().is_terminal() {
+        let later = bar.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            if !later.is_finished() {
+                later.set_draw_target(ProgressDrawTarget::stderr());
+            }
+        });
+    }
+    bar
 }
 
 /// The HTTP connector of `run --url`.

@@ -271,11 +271,15 @@ impl Model {
                 judge(
                     "tasks.lifecycle.terminal-final",
                     now == terminal,
-                    format!(
-                        "task {id:?} was {} and is now reported {}",
-                        terminal.as_str(),
-                        now.as_str()
-                    ),
+                    if now == terminal {
+                        format!("task {id:?} stayed {}", terminal.as_str())
+                    } else {
+                        format!(
+                            "task {id:?} was {} and is now reported {}",
+                            terminal.as_str(),
+                            now.as_str()
+                        )
+                    },
                     vec![seq, obs.received],
                 );
             }

@@ -12,11 +12,15 @@ use time::format_description::well_known::Rfc3339;
 use tokio::sync::Semaphore;
 
 /// Runs every scenario, at most `jobs` at a time, each on a fresh connection.
+/// Called with each scenario as it finishes (in completion order).
+pub type OnDone = Arc<dyn Fn(&ScenarioRun) + Send + Sync>;
+
 pub async fn run_all<C: Connect + 'static>(
     connector: Arc<C>,
     scenarios: Vec<Scenario>,
     config: Config,
     jobs: usize,
+    on_done: OnDone,
 ) -> RunReport {
     let started = time::OffsetDateTime::now_utc()
         .format(&Rfc3339)
@@ -28,12 +32,15 @@ pub async fn run_all<C: Connect + 'static>(
         .into_iter()
         .map(|scenario| {
             let (connector, gate, config) = (connector.clone(), gate.clone(), config.clone());
+            let on_done = on_done.clone();
             tokio::spawn(async move {
                 let _permit = gate
                     .acquire_owned()
                     .await
                     .expect("the semaphore is never closed");
-                run_scenario(connector.as_ref(), &scenario, &config).await
+                let run = run_scenario(connector.as_ref(), &scenario, &config).await;
+                on_done(&run);
+                run
             })
         })
         .collect();

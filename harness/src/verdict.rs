@@ -58,6 +58,12 @@ pub struct Check {
     /// Trace sequence numbers of the messages that prove it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<u64>,
+    /// The pattern an answer was held to, where a step compared one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// The answer it was compared with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
 }
 
 impl Check {
@@ -68,7 +74,16 @@ impl Check {
             verdict: Verdict::judged(rule, held),
             message: message.into(),
             evidence,
+            expected: None,
+            actual: None,
         }
+    }
+
+    /// The same check, saying what was expected and what was seen.
+    pub fn comparing(mut self, expected: String, actual: String) -> Check {
+        self.expected = Some(expected);
+        self.actual = Some(actual);
+        self
     }
 
     /// A check with a fixed verdict (not-applicable, untestable, error).
@@ -78,6 +93,8 @@ impl Check {
             verdict,
             message: message.into(),
             evidence: Vec::new(),
+            expected: None,
+            actual: None,
         }
     }
 }

@@ -153,12 +153,14 @@ impl<'a> Conduct<'a> {
         self.broken
             .into_iter()
             .map(|(rule, (what, seq))| Check {
-                rule: rule.to_string(),
-                verdict: Verdict::Error,
-                message: format!(
-                    "taskcheck broke this requestor rule itself (trace #{seq}: {what}); a scenario that does so on purpose lists it in `breaks`"
-                ),
                 evidence: vec![seq],
+                ..Check::with(
+                    rule,
+                    Verdict::Error,
+                    format!(
+                        "taskcheck broke this requestor rule itself (trace #{seq}: {what}); a scenario that does so on purpose lists it in `breaks`"
+                    ),
+                )
             })
             .collect()
     }

@@ -345,7 +345,8 @@ impl Monitor<'_> {
                     want.is_some() && got == want,
                     match got {
                         Some(g) => format!(
-                            "tasks/result _meta related-task taskId {g:?}, requested {want:?}"
+                            "tasks/result _meta related-task taskId {g:?}, requested {:?}",
+                            want.as_deref().unwrap_or_default()
                         ),
                         None => "tasks/result result has no related-task _meta".into(),
                     },

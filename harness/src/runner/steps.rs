@@ -29,6 +29,24 @@ pub(super) struct State {
 }
 
 impl State {
+    /// Records a judgement that compared an answer with an expectation (shown in reports).
+    fn judge_comparing(
+        &mut self,
+        rule: &Option<String>,
+        held: bool,
+        message: String,
+        evidence: Vec<u64>,
+        (expected, actual): (String, String),
+    ) -> Result<(), Stop> {
+        self.judge(rule, held, message, evidence)?;
+        if let (Some(r), Some(last)) = (rule, self.checks.last_mut()) {
+            if &last.rule == r {
+                *last = last.clone().comparing(expected, actual);
+            }
+        }
+        Ok(())
+    }
+
     /// Records a judgement under `rule`, or stops if the step has no rule.
     fn judge(
         &mut self,
@@ -53,6 +71,20 @@ type StepFuture<'a> = Pin<Box<dyn Future<Output = Result<(), Stop>> + Send + 'a>
 fn outcome_value(outcome: &Outcome) -> &Value {
     match outcome {
         Outcome::Result(v) | Outcome::Error(v) => v,
+    }
+}
+
+/// A short text of an expectation, with captured values put in.
+fn expect_text(expect: &Expect, vars: &Vars) -> String {
+    let show = |p: &Value| matcher::short(&matcher::substitute(p, vars).unwrap_or(p.clone()));
+    match expect {
+        Expect::Result(p) | Expect::Params(p) => format!("result {}", show(p)),
+        Expect::Error(p) => format!("error {}", show(p)),
+        Expect::AnyOf(list) => list
+            .iter()
+            .map(|e| expect_text(e, vars))
+            .collect::<Vec<_>>()
+            .join(" | "),
     }
 }
 
@@ -152,7 +184,8 @@ impl<'a> Exec<'a> {
                 Ok(()) => "answer as expected".into(),
                 Err(why) => why,
             };
-            state.judge(&rule, held, message, evidence.clone())?;
+            let compared = (expect_text(expect, &state.vars), describe(answer));
+            state.judge_comparing(&rule, held, message, evidence.clone(), compared)?;
         }
         Ok(())
     }

@@ -121,6 +121,38 @@ pub fn builtin() -> Vec<Scenario> {
     out
 }
 
+/// The scenarios a selection picks: by id (`only`), by a rule they judge, by tag; empty
+/// criteria pick everything. A name that picks nothing is an error.
+pub fn select(
+    all: Vec<Scenario>,
+    only: &[String],
+    rules: &[String],
+    tags: &[String],
+) -> Result<Vec<Scenario>, String> {
+    if let Some(id) = only.iter().find(|id| !all.iter().any(|s| &s.id == *id)) {
+        return Err(format!("no scenario {id:?} (see `taskcheck list`)"));
+    }
+    if let Some(r) = rules.iter().find(|r| spec::rule(r).is_none()) {
+        return Err(format!("no rule {r:?} (see `taskcheck list`)"));
+    }
+    let has_tag = |s: &Scenario, t: &String| s.tags.iter().flatten().any(|x| x == t);
+    if let Some(t) = tags.iter().find(|t| !all.iter().any(|s| has_tag(s, t))) {
+        return Err(format!(
+            "no scenario has the tag {t:?} (see `taskcheck list`)"
+        ));
+    }
+    let picked: Vec<Scenario> = all
+        .into_iter()
+        .filter(|s| only.is_empty() || only.contains(&s.id))
+        .filter(|s| rules.is_empty() || s.rules.iter().any(|r| rules.contains(r)))
+        .filter(|s| tags.is_empty() || tags.iter().any(|t| has_tag(s, t)))
+        .collect();
+    if picked.is_empty() {
+        return Err("the selection picks no scenario (see `taskcheck list`)".into());
+    }
+    Ok(picked)
+}
+
 /// Loads every `*.yaml` file of a directory; the first broken file is the error.
 pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>, ScenarioError> {
     let unreadable = |cause: String| ScenarioError {

@@ -1,0 +1,52 @@
+//! The official MCP conformance suite's `checks.json` shape, so its tooling can read taskcheck's
+//! results: `id, name, description, status, timestamp, specReferences, details, errorMessage`.
+
+use super::{Outcome, RunReport};
+use crate::spec;
+use crate::verdict::Verdict;
+use serde_json::{json, Value};
+
+impl RunReport {
+    /// One entry per check; the id is `scenario:rule`, as baselines name checks.
+    pub fn checks_json(&self, outcome: &Outcome) -> Value {
+        let entries: Vec<Value> = self
+            .scenarios
+            .iter()
+            .flat_map(|s| {
+                s.checks.iter().map(move |c| {
+                    let r = spec::rule(&c.rule);
+                    let status = match c.verdict {
+                        Verdict::Pass => "SUCCESS",
+                        Verdict::Fail | Verdict::Error => "FAILURE",
+                        Verdict::Warn => "WARNING",
+                        Verdict::NotApplicable | Verdict::Untestable => "SKIPPED",
+                        Verdict::Info => "INFO",
+                    };
+                    let mut entry = json!({
+                        "id": format!("{}:{}", s.id, c.rule),
+                        "name": c.rule,
+                        "description": r.map(|r| r.summary.as_str()).unwrap_or_default(),
+                        "status": status,
+                        "timestamp": self.started,
+                        "specReferences": r.map(|r| vec![json!({"id": format!("MCP-Tasks-{}", r.section), "url": r.link()})]).unwrap_or_default(),
+                        "details": {
+                            "scenario": s.id,
+                            "level": r.map(|r| r.level.as_str()),
+                            "verdict": c.verdict,
+                            "message": c.message,
+                            "expected": c.expected,
+                            "actual": c.actual,
+                            "evidence": c.evidence,
+                            "expectedByBaseline": outcome.fails(c) && outcome.is_expected(&s.id, c),
+                        },
+                    });
+                    if matches!(c.verdict, Verdict::Fail | Verdict::Error | Verdict::Warn) {
+                        entry["errorMessage"] = json!(c.message);
+                    }
+                    entry
+                })
+            })
+            .collect();
+        Value::Array(entries)
+    }
+}

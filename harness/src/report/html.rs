@@ -1,0 +1,167 @@
+//! One self-contained HTML file (no network): the summary, a filterable table of every check,
+//! and per scenario its checks, the statuses each task went through, and a sequence diagram of
+//! the actual messages with the evidence of failures in red.
+
+use super::flow::{escape, sequence_svg, task_statuses};
+use super::{totals_line, Outcome, RunReport};
+use crate::spec;
+use crate::verdict::Verdict;
+use std::collections::BTreeSet;
+
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1100px}\
+h1{font-size:1.4em}table{border-collapse:collapse;width:100%;margin:.5em 0}\
+td,th{border-bottom:1px solid #ddd;padding:4px 6px;text-align:left;vertical-align:top}\
+.v{font-weight:600;white-space:nowrap}.pass{color:#137333}.fail{color:#b3261e}.warn{color:#a05a00}\
+.error{color:#8e24aa}.info{color:#0b57d0}.not-applicable,.untestable{color:#777}\
+.exit{padding:.6em 1em;border-radius:6px;background:#f1f3f4;display:inline-block}\
+.exit.code0{background:#e6f4ea}.exit.code1{background:#fce8e6}.exit.code3{background:#fef7e0}\
+details{margin:.6em 0;border:1px solid #ddd;border-radius:6px;padding:.4em .8em}summary{cursor:pointer}\
+.flow text{font:11px monospace}.flow .lane{font:bold 12px sans-serif}.flow .life{stroke:#bbb;stroke-dasharray:4 3}\
+.flow .msg line{stroke:#555}.flow .msg.bad line{stroke:#b3261e;stroke-width:2}.flow .msg.bad text{fill:#b3261e;font-weight:bold}\
+.flow marker path{fill:#555}code{background:#f6f8fa;padding:0 3px}#filters{margin:.5em 0}";
+
+const SCRIPT: &str = "function filter(){var v=document.getElementById('verdict').value,\
+q=document.getElementById('q').value.toLowerCase();\
+document.querySelectorAll('#checks tbody tr').forEach(function(r){\
+var ok=(!v||r.dataset.verdict===v)&&(!q||r.textContent.toLowerCase().indexOf(q)>=0);\
+r.style.display=ok?'':'none';});}";
+
+fn verdict_cell(v: Verdict) -> String {
+    let class = serde_json::to_value(v)
+        .ok()
+        .and_then(|c| c.as_str().map(str::to_string))
+        .unwrap_or_default();
+    format!("<td class=\"v {class}\">{}</td>", v.label())
+}
+
+impl RunReport {
+    /// The HTML report.
+    pub fn html(&self, outcome: &Outcome) -> String {
+        let mut out = format!(
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>taskcheck report: {}</title><style>{STYLE}</style></head><body>\n\
+<h1>taskcheck: MCP {} Tasks conformance</h1>\n<p>Receiver <code>{}</code> over {}, started {}, {} scenario(s) in {} ms.</p>\n\
+<p class=\"exit code{}\"><b>exit {}</b>: {}</p>\n<p>{}</p>\n",
+            escape(&self.receiver),
+            spec::PROTOCOL_VERSION,
+            escape(&self.receiver),
+            self.transport,
+            escape(&self.started),
+            self.scenarios.len(),
+            self.duration.as_millis(),
+            outcome.code,
+            outcome.code,
+            escape(&outcome.meaning),
+            totals_line(&self.totals()),
+        );
+        let not_met = self.rules_not_met();
+        if !not_met.is_empty() {
+            out.push_str("<h2>Rules not met</h2>\n<table><tr><th>verdict</th><th>rule</th><th>level</th><th>summary</th></tr>\n");
+            for (rule, v) in not_met {
+                let r = spec::rule(&rule);
+                out.push_str(&format!(
+                    "<tr>{}<td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td></tr>\n",
+                    verdict_cell(v),
+                    r.map(|r| r.link()).unwrap_or_default(),
+                    escape(&rule),
+                    r.map(|r| r.level.as_str()).unwrap_or_default(),
+                    escape(r.map(|r| r.summary.as_str()).unwrap_or_default()),
+                ));
+            }
+            out.push_str("</table>\n");
+        }
+        out.push_str("<h2>Checks</h2>\n<div id=\"filters\"><select id=\"verdict\" onchange=\"filter()\"><option value=\"\">every verdict</option>");
+        for v in [
+            "fail",
+            "warn",
+            "error",
+            "untestable",
+            "not-applicable",
+            "info",
+            "pass",
+        ] {
+            out.push_str(&format!("<option value=\"{v}\">{v}</option>"));
+        }
+        out.push_str("</select> <input id=\"q\" placeholder=\"filter by text\" oninput=\"filter()\"></div>\n");
+        out.push_str("<table id=\"checks\"><thead><tr><th>verdict</th><th>scenario</th><th>rule</th><th>message</th></tr></thead><tbody>\n");
+        for s in &self.scenarios {
+            for c in &s.checks {
+                let class = serde_json::to_value(c.verdict).unwrap_or_default();
+                let baseline = if outcome.fails(c) && outcome.is_expected(&s.id, c) {
+                    " <i>(expected by the baseline)</i>"
+                } else {
+                    ""
+                };
+                out.push_str(&format!(
+                    "<tr data-verdict=\"{}\">{}<td><a href=\"#s-{}\">{}</a></td><td>{}</td><td>{}{baseline}</td></tr>\n",
+                    class.as_str().unwrap_or_default(),
+                    verdict_cell(c.verdict),
+                    escape(&s.id),
+                    escape(&s.id),
+                    escape(&c.rule),
+                    escape(&c.message),
+                ));
+            }
+        }
+        out.push_str("</tbody></table>\n<h2>Scenarios</h2>\n");
+        for s in &self.scenarios {
+            let verdict = RunReport::scenario_verdict(s);
+            let open = if matches!(verdict, Verdict::Fail | Verdict::Warn | Verdict::Error) {
+                " open"
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "<details id=\"s-{}\"{open}><summary><span class=\"v {}\">{}</span> <b>{}</b> {} ({} ms)</summary>\n",
+                escape(&s.id),
+                serde_json::to_value(verdict).unwrap_or_default().as_str().unwrap_or_default(),
+                verdict.label(),
+                escape(&s.id),
+                escape(&s.title),
+                s.duration.as_millis()
+            ));
+            if let Some(e) = &s.error {
+                out.push_str(&format!("<p class=\"error\">cause: {}</p>\n", escape(e)));
+            }
+            out.push_str("<table>");
+            for c in &s.checks {
+                let compared = match (&c.expected, &c.actual) {
+                    (Some(e), Some(a)) => format!(
+                        "<br><small>expected {}<br>actual {}</small>",
+                        escape(e),
+                        escape(a)
+                    ),
+                    _ => String::new(),
+                };
+                out.push_str(&format!(
+                    "<tr>{}<td>{}</td><td>{}{compared}</td></tr>\n",
+                    verdict_cell(c.verdict),
+                    escape(&c.rule),
+                    escape(&c.message)
+                ));
+            }
+            out.push_str("</table>\n");
+            let statuses = task_statuses(&s.trace);
+            if !statuses.is_empty() {
+                out.push_str("<p>Task statuses seen:</p><ul>");
+                for (id, seen) in statuses {
+                    out.push_str(&format!(
+                        "<li><code>{}</code>: {}</li>",
+                        escape(&id),
+                        escape(&seen.join(" → "))
+                    ));
+                }
+                out.push_str("</ul>\n");
+            }
+            let bad: BTreeSet<u64> = s
+                .checks
+                .iter()
+                .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Warn | Verdict::Error))
+                .flat_map(|c| c.evidence.iter().copied())
+                .collect();
+            out.push_str(&sequence_svg(&s.trace, &bad));
+            out.push_str("\n</details>\n");
+        }
+        out.push_str(&format!("<script>{SCRIPT}</script>\n</body></html>\n"));
+        out
+    }
+}

@@ -1,0 +1,59 @@
+//! The canonical JSON report (`taskcheck-report/1`; its schema is `harness/schema/report.schema.json`).
+
+use super::{Outcome, RunReport};
+use crate::spec;
+use serde_json::{json, Value};
+
+/// The JSON Schema every JSON report validates against.
+pub const REPORT_SCHEMA: &str = include_str!("../../schema/report.schema.json");
+
+impl RunReport {
+    /// The versioned JSON document.
+    pub fn json(&self, outcome: &Outcome) -> Value {
+        let t = self.totals();
+        let server = self.scenarios.iter().find_map(|s| s.server.as_ref());
+        json!({
+            "format": "taskcheck-report/1",
+            "taskcheck": env!("CARGO_PKG_VERSION"),
+            "receiver": self.receiver,
+            "transport": self.transport,
+            "protocolVersion": spec::PROTOCOL_VERSION,
+            "server": server.map(|s| json!({"serverInfo": s.server_info, "capabilities": s.capabilities, "protocolVersion": s.protocol_version})),
+            "started": self.started,
+            "durationMs": self.duration.as_millis() as u64,
+            "exitCode": outcome.code,
+            "outcome": outcome.meaning,
+            "failOn": match outcome.fail_on { super::FailOn::Must => "must", super::FailOn::Should => "should" },
+            "expectedFailures": outcome.expected,
+            "staleBaseline": outcome.stale,
+            "totals": {"passed": t.passed, "failed": t.failed, "warnings": t.warnings, "info": t.info, "notApplicable": t.not_applicable, "untestable": t.untestable, "errors": t.errors},
+            "rules": self.rule_verdicts().into_iter().map(|(rule, v)| {
+                let r = spec::rule(&rule);
+                json!({"id": rule, "verdict": v, "level": r.map(|r| r.level.as_str()), "link": r.map(|r| r.link())})
+            }).collect::<Vec<_>>(),
+            "scenarios": self.scenarios.iter().map(|s| json!({
+                "id": s.id,
+                "title": s.title,
+                "verdict": RunReport::scenario_verdict(s),
+                "durationMs": s.duration.as_millis() as u64,
+                "error": s.error,
+                "checks": s.checks.iter().map(|c| {
+                    let r = spec::rule(&c.rule);
+                    let messages: Vec<&Value> = c.evidence.iter().filter_map(|seq| s.trace.get(*seq as usize).and_then(|e| e.message.as_ref())).collect();
+                    json!({
+                        "rule": c.rule,
+                        "verdict": c.verdict,
+                        "level": r.map(|r| r.level.as_str()),
+                        "link": r.map(|r| r.link()),
+                        "message": c.message,
+                        "expected": c.expected,
+                        "actual": c.actual,
+                        "expectedByBaseline": outcome.fails(c) && outcome.is_expected(&s.id, c),
+                        "evidence": c.evidence,
+                        "messages": messages,
+                    })
+                }).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+}

@@ -1,0 +1,79 @@
+//! A Markdown summary, fit for `$GITHUB_STEP_SUMMARY` or a pull-request comment.
+
+use super::{Outcome, RunReport};
+use crate::spec;
+use crate::verdict::Verdict;
+
+/// Text safe inside a Markdown table cell.
+fn cell(text: &str) -> String {
+    let one_line = text.replace(['\n', '\r'], " ").replace('|', "\\|");
+    crate::trace::preview(&one_line, 240)
+}
+
+impl RunReport {
+    /// The Markdown summary.
+    pub fn markdown(&self, outcome: &Outcome) -> String {
+        let t = self.totals();
+        let icon = match outcome.code {
+            0 => "✅",
+            1 => "❌",
+            _ => "⚠️",
+        };
+        let mut out = format!(
+            "## taskcheck: MCP {} Tasks conformance\n\n{icon} **exit {}**: {}\n\nReceiver `{}` over {}, {} scenario(s) in {} ms.\n\n",
+            spec::PROTOCOL_VERSION,
+            outcome.code,
+            cell(&outcome.meaning),
+            cell(&self.receiver),
+            self.transport,
+            self.scenarios.len(),
+            self.duration.as_millis()
+        );
+        out.push_str("| passed | failed | warnings | info | not applicable | untestable | errors |\n|---|---|---|---|---|---|---|\n");
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} |\n\n",
+            t.passed, t.failed, t.warnings, t.info, t.not_applicable, t.untestable, t.errors
+        ));
+        let rows: Vec<String> = self
+            .scenarios
+            .iter()
+            .flat_map(|s| {
+                s.checks
+                    .iter()
+                    .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Warn | Verdict::Error))
+                    .map(move |c| {
+                        let r = spec::rule(&c.rule);
+                        let baseline = if outcome.fails(c) && outcome.is_expected(&s.id, c) {
+                            " (baseline)"
+                        } else {
+                            ""
+                        };
+                        format!(
+                            "| {}{baseline} | [`{}`]({}) | {} | `{}` | {} |\n",
+                            c.verdict.label(),
+                            c.rule,
+                            r.map(|r| r.link()).unwrap_or_default(),
+                            r.map(|r| r.level.as_str()).unwrap_or_default(),
+                            s.id,
+                            cell(&c.message)
+                        )
+                    })
+            })
+            .collect();
+        if rows.is_empty() {
+            out.push_str("Every judged rule held.\n");
+        } else {
+            out.push_str("### Rules not met\n\n| verdict | rule | level | scenario | why |\n|---|---|---|---|---|\n");
+            for r in rows {
+                out.push_str(&r);
+            }
+        }
+        if !outcome.stale.is_empty() {
+            out.push_str("\n### Stale baseline entries (they pass now: remove them)\n\n");
+            for s in &outcome.stale {
+                out.push_str(&format!("- `{s}`\n"));
+            }
+        }
+        out
+    }
+}

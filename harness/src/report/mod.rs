@@ -1,0 +1,212 @@
+//! Reports: what a run found, the outcome that sets the exit code, and every output format.
+
+mod checks_json;
+mod flow;
+mod html;
+mod json;
+mod junit;
+mod markdown;
+mod terminal;
+
+pub use json::REPORT_SCHEMA;
+
+use crate::baseline::Baseline;
+use crate::exit;
+use crate::runner::ScenarioRun;
+use crate::verdict::{Check, Verdict};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+/// Which failures make the run non-conformant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Must,
+    Should,
+}
+
+/// A whole run: metadata and every scenario's outcome.
+pub struct RunReport {
+    pub receiver: String,
+    pub transport: String,
+    pub started: String,
+    pub duration: Duration,
+    pub scenarios: Vec<ScenarioRun>,
+}
+
+/// Counts of verdicts over every check.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Totals {
+    pub passed: usize,
+    pub failed: usize,
+    pub warnings: usize,
+    pub info: usize,
+    pub not_applicable: usize,
+    pub untestable: usize,
+    pub errors: usize,
+}
+
+/// What the run means: the exit code, why, and how the baseline was applied.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub code: i32,
+    pub meaning: String,
+    pub fail_on: FailOn,
+    /// Failing checks (`scenario:rule`) the baseline lists: they do not fail the run.
+    pub expected: BTreeSet<String>,
+    /// Baseline entries that match no failure any more.
+    pub stale: Vec<String>,
+}
+
+impl Outcome {
+    /// Whether a check fails the run (not counting the baseline).
+    pub fn fails(&self, c: &Check) -> bool {
+        c.verdict == Verdict::Fail || (self.fail_on == FailOn::Should && c.verdict == Verdict::Warn)
+    }
+
+    /// Whether a failing check is one the baseline expects.
+    pub fn is_expected(&self, scenario: &str, c: &Check) -> bool {
+        self.expected.contains(&format!("{scenario}:{}", c.rule))
+    }
+}
+
+impl RunReport {
+    fn checks(&self) -> impl Iterator<Item = &Check> {
+        self.scenarios.iter().flat_map(|s| s.checks.iter())
+    }
+
+    /// Counts every check's verdict.
+    pub fn totals(&self) -> Totals {
+        let mut t = Totals::default();
+        for c in self.checks() {
+            match c.verdict {
+                Verdict::Pass => t.passed += 1,
+                Verdict::Fail => t.failed += 1,
+                Verdict::Warn => t.warnings += 1,
+                Verdict::Info => t.info += 1,
+                Verdict::NotApplicable => t.not_applicable += 1,
+                Verdict::Untestable => t.untestable += 1,
+                Verdict::Error => t.errors += 1,
+            }
+        }
+        t
+    }
+
+    /// The worst verdict of each rule over all scenarios.
+    pub fn rule_verdicts(&self) -> BTreeMap<String, Verdict> {
+        let mut out: BTreeMap<String, Verdict> = BTreeMap::new();
+        for c in self.checks() {
+            let slot = out.entry(c.rule.clone()).or_insert(c.verdict);
+            *slot = (*slot).max(c.verdict);
+        }
+        out
+    }
+
+    /// The outcome under a failure policy and an optional baseline of expected failures.
+    pub fn outcome(&self, fail_on: FailOn, baseline: Option<&Baseline>) -> Outcome {
+        let mut outcome = Outcome {
+            code: exit::CONFORMANT,
+            meaning: String::new(),
+            fail_on,
+            expected: BTreeSet::new(),
+            stale: Vec::new(),
+        };
+        let failing: Vec<(String, String)> = self
+            .scenarios
+            .iter()
+            .flat_map(|s| {
+                let o = &outcome;
+                s.checks
+                    .iter()
+                    .filter(move |c| o.fails(c))
+                    .map(move |c| (s.id.clone(), c.rule.clone()))
+            })
+            .collect();
+        let mut unexpected = 0;
+        for (scenario, rule) in &failing {
+            if baseline.is_some_and(|b| b.lists(scenario, rule)) {
+                outcome.expected.insert(format!("{scenario}:{rule}"));
+            } else {
+                unexpected += 1;
+            }
+        }
+        if let Some(b) = baseline {
+            outcome.stale = b.stale(&failing);
+        }
+        let t = self.totals();
+        (outcome.code, outcome.meaning) =
+            if t.errors > 0 || self.scenarios.iter().any(|s| s.error.is_some()) {
+                let cause = self
+                    .scenarios
+                    .iter()
+                    .find_map(|s| s.error.as_ref().map(|e| format!("{}: {e}", s.id)))
+                    .unwrap_or_default();
+                (
+                    exit::HARNESS,
+                    format!("harness or transport error ({cause})"),
+                )
+            } else if t.passed + t.failed + t.warnings == 0 {
+                (
+                    exit::HARNESS,
+                    "no check was executed: nothing was judged".into(),
+                )
+            } else if unexpected > 0 {
+                let kind = match fail_on {
+                    FailOn::Must => "MUST-level check(s) failed".to_string(),
+                    FailOn::Should => "check(s) failed or warned (--fail-on should)".to_string(),
+                };
+                (
+                    exit::NONCONFORMANT,
+                    format!("non-conformant: {unexpected} {kind}"),
+                )
+            } else if !outcome.stale.is_empty() {
+                (
+                    exit::NONCONFORMANT,
+                    format!(
+                        "stale baseline: remove {} from the expected failures, it passes now",
+                        outcome.stale.join(", ")
+                    ),
+                )
+            } else if !outcome.expected.is_empty() {
+                (
+                    exit::CONFORMANT,
+                    format!(
+                        "conformant but for {} expected failure(s) listed in the baseline",
+                        outcome.expected.len()
+                    ),
+                )
+            } else {
+                (
+                    exit::CONFORMANT,
+                    "conformant: every judged MUST held".into(),
+                )
+            };
+        outcome
+    }
+
+    /// The rules that were not met (fail, warn, error), worst verdict each.
+    pub fn rules_not_met(&self) -> Vec<(String, Verdict)> {
+        self.rule_verdicts()
+            .into_iter()
+            .filter(|(_, v)| matches!(v, Verdict::Fail | Verdict::Warn | Verdict::Error))
+            .collect()
+    }
+
+    /// The verdict standing for a scenario: its worst, ignoring INFO unless that is all.
+    pub fn scenario_verdict(run: &ScenarioRun) -> Verdict {
+        run.checks
+            .iter()
+            .map(|c| c.verdict)
+            .filter(|v| *v != Verdict::Info)
+            .max()
+            .or_else(|| run.checks.first().map(|_| Verdict::Info))
+            .unwrap_or(Verdict::Untestable)
+    }
+}
+
+/// The one-line summary of the totals.
+pub fn totals_line(t: &Totals) -> String {
+    format!(
+        "{} passed / {} failed / {} warnings / {} info / {} not-applicable / {} untestable / {} errors",
+        t.passed, t.failed, t.warnings, t.info, t.not_applicable, t.untestable, t.errors
+    )
+}

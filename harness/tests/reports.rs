@@ -1,0 +1,386 @@
+//! Report formats: snapshots of every format for a run with passes, failures, warnings and
+//! not-applicable checks; JUnit through a real XML parser; the JSON against its schema;
+//! baselines' four outcomes; selection filters.
+
+mod common;
+
+use common::*;
+use mcp_taskcheck::report::{FailOn, RunReport, REPORT_SCHEMA};
+use mcp_taskcheck::runner::ScenarioRun;
+use mcp_taskcheck::trace::{Direction, Entry};
+use mcp_taskcheck::verdict::{Check, Verdict};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fn entry(seq: u64, dir: Direction, message: Value) -> Entry {
+    Entry {
+        scenario: None,
+        peer: None,
+        seq,
+        dir,
+        transport: "stdio".into(),
+        t_ms: seq * 3,
+        message: Some(message),
+        text: None,
+        via: None,
+    }
+}
+
+fn task(status: &str) -> Value {
+    json!({"taskId": "task-1", "status": status, "createdAt": "2026-01-01T00:00:00Z",
+           "lastUpdatedAt": "2026-01-01T00:00:01Z", "ttl": 60000})
+}
+
+fn scenario(id: &str, checks: Vec<Check>, trace: Vec<Entry>) -> ScenarioRun {
+    ScenarioRun {
+        id: id.into(),
+        title: format!("the {id} scenario"),
+        checks,
+        error: None,
+        server: None,
+        trace,
+        duration: Duration::from_millis(42),
+    }
+}
+
+/// A fixed run: deterministic in every byte, so its renderings can be snapshots.
+fn sample() -> RunReport {
+    let cancel_trace = vec![
+        entry(
+            0,
+            Direction::Out,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "optional_sleep", "task": {"ttl": 60000}}}),
+        ),
+        entry(
+            1,
+            Direction::In,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"task": task("working")}}),
+        ),
+        entry(
+            2,
+            Direction::Out,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": "task-1"}}),
+        ),
+        entry(
+            3,
+            Direction::In,
+            json!({"jsonrpc": "2.0", "id": 2, "result": task("completed")}),
+        ),
+        entry(
+            4,
+            Direction::Out,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/cancel", "params": {"taskId": "task-1"}}),
+        ),
+        entry(
+            5,
+            Direction::In,
+            json!({"jsonrpc": "2.0", "id": 3, "result": task("cancelled")}),
+        ),
+    ];
+    let failed = Check {
+        evidence: vec![4, 5],
+        ..Check::judged(
+            "tasks.cancel.terminal-rejected",
+            false,
+            "expected an error matching {\"code\":-32602}, got a result",
+            vec![],
+        )
+    }
+    .comparing(
+        "error {\"code\":-32602}".into(),
+        "result {\"taskId\":\"task-1\",\"status\":\"cancelled\"}".into(),
+    );
+    RunReport {
+        receiver: "my-server --stdio".into(),
+        transport: "stdio".into(),
+        started: "2026-01-01T00:00:00Z".into(),
+        duration: Duration::from_millis(1234),
+        scenarios: vec![
+            scenario(
+                "cancel-terminal",
+                vec![
+                    failed,
+                    Check::judged(
+                        "tasks.lifecycle.terminal-final",
+                        false,
+                        "task \"task-1\" was completed and is now reported cancelled",
+                        vec![3, 5],
+                    ),
+                    Check::judged(
+                        "tasks.id.string",
+                        true,
+                        "taskId is a string (3 observation(s))",
+                        vec![],
+                    ),
+                ],
+                cancel_trace,
+            ),
+            scenario(
+                "create-poll-result",
+                vec![
+                    Check::judged("tasks.result.exact", true, "answer as expected", vec![]),
+                    Check::judged(
+                        "tasks.meta.no-related-task-in-results",
+                        false,
+                        "tasks/get result carries related-task _meta",
+                        vec![],
+                    ),
+                    Check::judged(
+                        "tasks.ttl.override",
+                        true,
+                        "requested ttl 60000, granted 60000 (1 observation(s))",
+                        vec![],
+                    ),
+                ],
+                vec![],
+            ),
+            scenario(
+                "undeclared-task-processed-normally",
+                vec![Check::with(
+                    "tasks.support.undeclared-processed-normally",
+                    Verdict::NotApplicable,
+                    "applies only to receivers without tasks.requests.tools.call",
+                )],
+                vec![],
+            ),
+        ],
+    }
+}
+
+fn snapshot(name: &str, text: &str) {
+    let text = text.replace(env!("CARGO_PKG_VERSION"), "[version]");
+    insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+#[test]
+fn every_format_renders_the_same_run() {
+    let report = sample();
+    let outcome = report.outcome(FailOn::Must, None);
+    assert_eq!(outcome.code, 1);
+    snapshot("terminal", &report.terminal(&outcome, false));
+    snapshot(
+        "report.json",
+        &serde_json::to_string_pretty(&report.json(&outcome)).unwrap(),
+    );
+    snapshot("junit.xml", &report.junit(&outcome));
+    snapshot("summary.md", &report.markdown(&outcome));
+    snapshot("report.html", &report.html(&outcome));
+    snapshot(
+        "checks.json",
+        &serde_json::to_string_pretty(&report.checks_json(&outcome)).unwrap(),
+    );
+}
+
+#[test]
+fn junit_is_xml_with_a_test_case_per_check() {
+    let report = sample();
+    let outcome = report.outcome(FailOn::Must, None);
+    let xml = report.junit(&outcome);
+    let doc = roxmltree::Document::parse(&xml).expect("JUnit parses as XML");
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(cases.len(), 7, "one test case per check");
+    let with = |tag: &str| {
+        cases
+            .iter()
+            .filter(|c| c.children().any(|n| n.has_tag_name(tag)))
+            .count()
+    };
+    assert_eq!((with("failure"), with("error"), with("skipped")), (2, 0, 1));
+    // a warning fails the JUnit case only under --fail-on should
+    let strict = report.junit(&report.outcome(FailOn::Should, None));
+    let doc = roxmltree::Document::parse(&strict).unwrap();
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.has_tag_name("failure"))
+            .count(),
+        3
+    );
+}
+
+fn assert_valid_report(doc: &Value) {
+    let schema: Value = serde_json::from_str(REPORT_SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the report schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
+fn json_reports_validate_against_their_schema() {
+    let report = sample();
+    assert_valid_report(&report.json(&report.outcome(FailOn::Must, None)));
+    let dir = temp_path("formats");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    let args = [
+        "--scenario",
+        "cancel-terminal",
+        "--scenario",
+        "create-poll-result",
+        "--scenario",
+        "undeclared-task-processed-normally",
+        "--report-junit",
+        &path("r.xml"),
+        "--report-md",
+        &path("r.md"),
+        "--report-html",
+        &path("r.html"),
+        "--checks-json",
+        &path("checks.json"),
+    ];
+    let (code, out, doc) = run(
+        &reference(&["cancel-terminal-ok", "get-with-related-task"]),
+        &args,
+        "formats",
+    );
+    assert_eq!(code, 1, "{out}");
+    assert_valid_report(&doc);
+    roxmltree::Document::parse(&std::fs::read_to_string(path("r.xml")).unwrap())
+        .expect("JUnit is XML");
+    let md = std::fs::read_to_string(path("r.md")).unwrap();
+    assert!(
+        md.contains("tasks.cancel.terminal-rejected") && md.contains("| WARN |"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(path("r.html")).unwrap();
+    assert!(
+        html.contains("<svg") && html.contains("msg bad"),
+        "diagram with failing messages"
+    );
+    assert!(
+        !html.contains("<script src") && !html.contains("<link"),
+        "self-contained"
+    );
+    let checks: Value =
+        serde_json::from_str(&std::fs::read_to_string(path("checks.json")).unwrap()).unwrap();
+    let statuses: Vec<&str> = checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    for s in ["SUCCESS", "FAILURE", "WARNING", "SKIPPED", "INFO"] {
+        assert!(statuses.contains(&s), "{s} in checks.json");
+    }
+}
+
+/// A baseline file; its path lives as long as the test process.
+fn baseline(name: &str, text: &str) -> &'static str {
+    let path = scenario_dir(name, "baseline.yaml", text).join("baseline.yaml");
+    path.to_str().unwrap().to_string().leak()
+}
+
+#[test]
+fn baselines_have_four_outcomes() {
+    let scenarios = [
+        "--scenario",
+        "cancel-terminal",
+        "--scenario",
+        "create-prompt",
+    ];
+    let broken = reference(&["cancel-terminal-ok"]);
+    let with = |file: &'static str| {
+        let mut a = scenarios.to_vec();
+        a.extend_from_slice(&["--expected-failures", file]);
+        a
+    };
+    let listed = baseline(
+        "bl-listed",
+        "server:\n  - cancel-terminal:tasks.cancel.terminal-rejected\n",
+    );
+
+    // fails and listed: the run passes, the report says why
+    let args = with(listed);
+    let (code, out, doc) = run(&broken, &args, "bl-fail-listed");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("expected failure") && out.contains("listed in the baseline"),
+        "{out}"
+    );
+    assert_eq!(
+        doc["expectedFailures"],
+        json!(["cancel-terminal:tasks.cancel.terminal-rejected"])
+    );
+
+    // fails and not listed: the run fails
+    let (code, out, _) = run(&broken, &scenarios, "bl-fail-unlisted");
+    assert_eq!(code, 1, "{out}");
+
+    // passes and listed: a stale baseline fails the run, naming the entry to remove
+    let (code, out, doc) = run(&reference(&[]), &args, "bl-pass-listed");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("stale baseline: remove cancel-terminal:tasks.cancel.terminal-rejected"),
+        "{out}"
+    );
+    assert_eq!(
+        doc["staleBaseline"],
+        json!(["cancel-terminal:tasks.cancel.terminal-rejected"])
+    );
+
+    // passes and not listed
+    let (code, out, _) = run(&reference(&[]), &scenarios, "bl-pass-unlisted");
+    assert_eq!(code, 0, "{out}");
+
+    // a whole scenario can be listed
+    let whole = baseline("bl-whole", "server:\n  - cancel-terminal\n");
+    let (code, out, _) = run(&broken, &with(whole), "bl-whole");
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn a_broken_baseline_is_a_usage_error_naming_the_line() {
+    let file = baseline(
+        "bl-broken",
+        "server:\n  - cancel-terminal\n  - no-such-scenario\n",
+    );
+    let out = taskcheck(&["run", "--stdio", "true", "--expected-failures", file]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("baseline.yaml:3: no scenario `no-such-scenario`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn filters_select_scenarios_and_list_shows_the_selection() {
+    let text = |args: &[&str]| {
+        let out = taskcheck(args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, out) = text(&["list", "--tag", "http"]);
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("3 scenario(s):"), "{out}");
+    assert!(
+        out.contains("isolation-contexts") && !out.contains("create-poll-result  "),
+        "{out}"
+    );
+    let (_, out) = text(&["list", "--rule", "tasks.security.secure-ids"]);
+    assert!(
+        out.starts_with("1 scenario(s):") && out.contains("task-id-entropy"),
+        "{out}"
+    );
+    assert_eq!(text(&["list", "--tag", "no-such-tag"]).0, Some(2));
+    assert_eq!(
+        text(&["run", "--stdio", "x", "--rule", "tasks.nope"]).0,
+        Some(2)
+    );
+    let (code, out, doc) = run(
+        &reference(&[]),
+        &["--rule", "tasks.create.prompt"],
+        "filter-run",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(doc["scenarios"].as_array().unwrap().len(), 1, "{out}");
+}
