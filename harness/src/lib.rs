@@ -7,6 +7,7 @@ pub mod inspect;
 pub mod matcher;
 pub mod model;
 pub mod monitor;
+pub mod offline;
 pub mod reference;
 pub mod report;
 pub mod runner;

@@ -4,13 +4,13 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_taskcheck::baseline::Baseline;
 use mcp_taskcheck::fixtures::FixtureMap;
-use mcp_taskcheck::report::{FailOn, Outcome};
+use mcp_taskcheck::report::{FailOn, RunReport};
 use mcp_taskcheck::runner::{Config, Limits};
 use mcp_taskcheck::scenario::{self, Scenario};
 use mcp_taskcheck::schema::SchemaSet;
 use mcp_taskcheck::transport::http::{parse_header, HttpConnector};
 use mcp_taskcheck::transport::stdio::{kill_all_groups, StdioConnector};
-use mcp_taskcheck::{exit, inspect, reference, spec, suite};
+use mcp_taskcheck::{exit, inspect, offline, reference, spec, suite};
 use reqwest::header::HeaderMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -58,6 +58,18 @@ enum Command {
         #[arg(long)]
         fixtures: bool,
     },
+    /// Judge a recorded trace (the JSON lines `run --trace` writes) offline, with the monitors.
+    Check {
+        /// The trace file.
+        trace: PathBuf,
+        /// Also validate every message against this official MCP schema.json.
+        #[arg(long, value_name = "FILE")]
+        schema: Option<PathBuf>,
+        #[command(flatten)]
+        reports: ReportArgs,
+        #[command(flatten)]
+        library: LibraryArgs,
+    },
     /// Every rule with its checks and faults, and a coverage summary (exit 1 if a checked
     /// rule lacks a check or a fault).
     Coverage {
@@ -76,6 +88,33 @@ enum Command {
         #[arg(value_parser = ["scenario", "tasks", "report"])]
         what: String,
     },
+}
+
+/// What a run's outcome is judged by, and where its reports go (`run` and `check`).
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// What makes the run non-conformant (exit 1).
+    #[arg(long, value_enum, default_value = "must")]
+    fail_on: FailOn,
+    /// Write the JSON report here (its schema: harness/schema/report.schema.json).
+    #[arg(long, value_name = "FILE")]
+    report_json: Option<PathBuf>,
+    /// Write a JUnit XML report here (a test case per check).
+    #[arg(long, value_name = "FILE")]
+    report_junit: Option<PathBuf>,
+    /// Write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    report_md: Option<PathBuf>,
+    /// Write a self-contained HTML report here.
+    #[arg(long, value_name = "FILE")]
+    report_html: Option<PathBuf>,
+    /// Write the official conformance suite's checks.json shape here.
+    #[arg(long, value_name = "FILE")]
+    checks_json: Option<PathBuf>,
+    /// Failures to expect (YAML `server:` list of `scenario` or `scenario:rule`); a listed
+    /// failure does not fail the run, a listed entry that passes does.
+    #[arg(long, value_name = "FILE")]
+    expected_failures: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -134,28 +173,8 @@ struct RunArgs {
     /// Scenarios run at once, each in its own session (default: number of CPUs).
     #[arg(long)]
     jobs: Option<usize>,
-    /// What makes the run non-conformant (exit 1).
-    #[arg(long, value_enum, default_value = "must")]
-    fail_on: FailOn,
-    /// Write the JSON report here (its schema: harness/schema/report.schema.json).
-    #[arg(long, value_name = "FILE")]
-    report_json: Option<PathBuf>,
-    /// Write a JUnit XML report here (a test case per check).
-    #[arg(long, value_name = "FILE")]
-    report_junit: Option<PathBuf>,
-    /// Write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).
-    #[arg(long, value_name = "FILE")]
-    report_md: Option<PathBuf>,
-    /// Write a self-contained HTML report here.
-    #[arg(long, value_name = "FILE")]
-    report_html: Option<PathBuf>,
-    /// Write the official conformance suite's checks.json shape here.
-    #[arg(long, value_name = "FILE")]
-    checks_json: Option<PathBuf>,
-    /// Failures to expect (YAML `server:` list of `scenario` or `scenario:rule`); a listed
-    /// failure does not fail the run, a listed entry that passes does.
-    #[arg(long, value_name = "FILE")]
-    expected_failures: Option<PathBuf>,
+    #[command(flatten)]
+    reports: ReportArgs,
     /// Write every message of every session here, as JSON lines.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
@@ -270,6 +289,23 @@ async fn dispatch(cli: Cli) -> i32 {
             }
             None => usage_error(format!("unknown rule {rule:?} (see `taskcheck list`)")),
         },
+        Command::Check {
+            trace,
+            schema,
+            reports,
+            library: lib,
+        } => {
+            let file = trace.display().to_string();
+            let text = std::fs::read_to_string(&trace)
+                .unwrap_or_else(|e| usage_error(format!("{file}: cannot read: {e}")));
+            let entries = offline::read_trace(&text, &file).unwrap_or_else(|e| usage_error(e));
+            let official = schema
+                .as_deref()
+                .map(|p| SchemaSet::load(p).unwrap_or_else(|e| usage_error(e)));
+            let report = offline::judge(entries, official.as_ref(), &library(&lib), &file);
+            let baseline = baseline(&reports, &lib);
+            emit(&report, &reports, baseline.as_ref())
+        }
         Command::Coverage { library: lib } => {
             let (text, complete) = inspect::coverage(&library(&lib));
             print!("{text}");
@@ -298,10 +334,7 @@ async fn dispatch(cli: Cli) -> i32 {
 
 async fn run(args: RunArgs) -> i32 {
     let scenarios = selected(&args.library, &args.select);
-    let baseline = args
-        .expected_failures
-        .as_deref()
-        .map(|p| Baseline::load(p, &library(&args.library)).unwrap_or_else(|e| usage_error(e)));
+    let baseline = baseline(&args.reports, &args.library);
     if !(args.timeout_scale.is_finite() && args.timeout_scale > 0.0) {
         usage_error(format!(
             "--timeout-scale must be a positive number, not {}",
@@ -358,31 +391,45 @@ async fn run(args: RunArgs) -> i32 {
         (None, None) => usage_error("give the receiver with --stdio COMMAND or --url URL"),
     };
     bar.finish_and_clear();
-    let outcome = report.outcome(args.fail_on, baseline.as_ref());
-    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    print!("{}", report.terminal(&outcome, colour));
-    let json = |o: &Outcome| serde_json::to_string_pretty(&report.json(o)).unwrap_or_default();
-    let checks =
-        |o: &Outcome| serde_json::to_string_pretty(&report.checks_json(o)).unwrap_or_default();
-    let outputs: [(&Option<PathBuf>, String); 5] = [
-        (&args.report_json, json(&outcome)),
-        (&args.report_junit, report.junit(&outcome)),
-        (&args.report_md, report.markdown(&outcome)),
-        (&args.report_html, report.html(&outcome)),
-        (&args.checks_json, checks(&outcome)),
-    ];
-    for (path, text) in outputs {
-        if let Some(path) = path {
-            if let Err(e) = std::fs::write(path, text) {
-                eprintln!("taskcheck: cannot write {}: {e}", path.display());
-                return exit::HARNESS;
-            }
-        }
-    }
+    let code = emit(&report, &args.reports, baseline.as_ref());
     if let Some(path) = &args.trace {
         if let Err(e) = suite::write_trace(path, &report) {
             eprintln!("taskcheck: cannot write {}: {e}", path.display());
             return exit::HARNESS;
+        }
+    }
+    code
+}
+
+/// The baseline of `--expected-failures`, checked against the scenario library.
+fn baseline(reports: &ReportArgs, lib: &LibraryArgs) -> Option<Baseline> {
+    reports
+        .expected_failures
+        .as_deref()
+        .map(|p| Baseline::load(p, &library(lib)).unwrap_or_else(|e| usage_error(e)))
+}
+
+/// Prints the terminal report and writes every requested one; returns the exit code.
+fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline>) -> i32 {
+    let outcome = report.outcome(reports.fail_on, baseline);
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    print!("{}", report.terminal(&outcome, colour));
+    let pretty = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap_or_default();
+    let outputs: [(&Option<PathBuf>, &dyn Fn() -> String); 5] = [
+        (&reports.report_json, &|| pretty(report.json(&outcome))),
+        (&reports.report_junit, &|| report.junit(&outcome)),
+        (&reports.report_md, &|| report.markdown(&outcome)),
+        (&reports.report_html, &|| report.html(&outcome)),
+        (&reports.checks_json, &|| {
+            pretty(report.checks_json(&outcome))
+        }),
+    ];
+    for (path, render) in outputs {
+        if let Some(path) = path {
+            if let Err(e) = std::fs::write(path, render()) {
+                eprintln!("taskcheck: cannot write {}: {e}", path.display());
+                return exit::HARNESS;
+            }
         }
     }
     outcome.code

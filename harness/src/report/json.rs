@@ -39,7 +39,7 @@ impl RunReport {
                 "error": s.error,
                 "checks": s.checks.iter().map(|c| {
                     let r = spec::rule(&c.rule);
-                    let messages: Vec<&Value> = c.evidence.iter().filter_map(|seq| s.trace.get(*seq as usize).and_then(|e| e.message.as_ref())).collect();
+                    let messages: Vec<&Value> = c.evidence.iter().filter_map(|seq| s.trace.binary_search_by_key(seq, |e| e.seq).ok().and_then(|i| s.trace[i].message.as_ref())).collect();
                     json!({
                         "rule": c.rule,
                         "verdict": c.verdict,

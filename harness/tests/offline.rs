@@ -1,0 +1,99 @@
+//! `taskcheck check`: a recorded trace judged offline gives the verdicts of the live run for
+//! every rule the monitors judge alone.
+
+mod common;
+
+use common::*;
+use mcp_taskcheck::monitor::MONITOR_RULES;
+use mcp_taskcheck::reference::faults::{FaultInfo, FAULTS};
+use mcp_taskcheck::scenario;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// Rules judged by monitors and by no scenario step: offline sees all their evidence.
+fn monitor_only() -> BTreeSet<&'static str> {
+    let stepped: BTreeSet<String> = scenario::builtin()
+        .iter()
+        .flat_map(|s| s.judged_rules())
+        .collect();
+    MONITOR_RULES
+        .iter()
+        .copied()
+        .filter(|r| !stepped.contains(*r))
+        .collect()
+}
+
+fn failing(doc: &Value, among: &BTreeSet<&str>) -> Vec<String> {
+    rules_with(doc, &["fail", "warn", "error"])
+        .into_iter()
+        .filter(|r| among.contains(r.as_str()))
+        .collect()
+}
+
+fn live_and_offline(faults: &[&str], tag: &str) -> Vec<String> {
+    let only = monitor_only();
+    let trace = temp_path(&format!("{tag}.jsonl"));
+    let (_, out, live) = run(
+        &reference(faults),
+        &["--trace", trace.to_str().unwrap()],
+        tag,
+    );
+    let report = temp_path(&format!("{tag}-offline.json"));
+    let checked = taskcheck(&[
+        "check",
+        trace.to_str().unwrap(),
+        "--report-json",
+        report.to_str().unwrap(),
+    ]);
+    let offline: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let (want, got) = (failing(&live, &only), failing(&offline, &only));
+    let mut problems = Vec::new();
+    if want != got {
+        problems.push(format!("{tag}: live {want:?}, offline {got:?}\n{out}"));
+    }
+    let want_code = if rules_with(&offline, &["fail"]).is_empty() {
+        0
+    } else {
+        1
+    };
+    if checked.status.code() != Some(want_code) {
+        problems.push(format!(
+            "{tag}: offline exit {:?}, want {want_code}",
+            checked.status.code()
+        ));
+    }
+    problems
+}
+
+#[test]
+fn a_clean_trace_passes_offline() {
+    assert_eq!(live_and_offline(&[], "offline-clean"), Vec::<String>::new());
+}
+
+#[test]
+fn offline_verdicts_equal_live_ones_for_every_fault_the_monitors_see() {
+    let only = monitor_only();
+    let faults: Vec<&FaultInfo> = FAULTS
+        .iter()
+        .filter(|f| !f.http_only() && f.rules.iter().any(|r| only.contains(r)))
+        .collect();
+    assert!(faults.len() >= 10, "{} faults", faults.len());
+    let problems = in_parallel(&faults, 4, |f| {
+        live_and_offline(&[f.name], &format!("offline-{}", f.name))
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn a_broken_trace_line_is_a_usage_error_naming_it() {
+    let dir = scenario_dir(
+        "offline-broken",
+        "t.jsonl",
+        "{\"seq\":0,\"dir\":\"out\",\"transport\":\"stdio\",\"t_ms\":0}\nnot json\n",
+    );
+    let path = dir.join("t.jsonl");
+    let out = taskcheck(&["check", path.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("t.jsonl:2:"), "{err}");
+}
