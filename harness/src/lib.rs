@@ -4,6 +4,7 @@ pub mod baseline;
 pub mod exit;
 pub mod fixtures;
 pub mod inspect;
+pub mod load;
 pub mod matcher;
 pub mod model;
 pub mod monitor;

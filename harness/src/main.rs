@@ -10,7 +10,7 @@ use mcp_taskcheck::scenario::{self, Scenario};
 use mcp_taskcheck::schema::SchemaSet;
 use mcp_taskcheck::transport::http::{parse_header, HttpConnector};
 use mcp_taskcheck::transport::stdio::{kill_all_groups, StdioConnector};
-use mcp_taskcheck::{exit, inspect, offline, reference, spec, suite};
+use mcp_taskcheck::{exit, inspect, load, offline, reference, spec, suite};
 use reqwest::header::HeaderMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -58,6 +58,9 @@ enum Command {
         #[arg(long)]
         fixtures: bool,
     },
+    /// Put many task-augmented calls in flight on one session: checks ids, results and
+    /// transitions under load and measures throughput and latency.
+    Load(Box<LoadArgs>),
     /// Judge a recorded trace (the JSON lines `run --trace` writes) offline, with the monitors.
     Check {
         /// The trace file.
@@ -88,6 +91,35 @@ enum Command {
         #[arg(value_parser = ["scenario", "tasks", "report"])]
         what: String,
     },
+}
+
+/// The receiver under test and how to reach it (`run` and `load`).
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("receiver").required(true).args(["stdio", "url"])))]
+struct TargetArgs {
+    /// The receiver: a command spoken to over stdio (run by /bin/sh).
+    #[arg(long, value_name = "COMMAND")]
+    stdio: Option<String>,
+    /// The receiver: a Streamable HTTP endpoint.
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// An HTTP header sent on every request, `Name: value` (repeatable; values never reach
+    /// reports or traces).
+    #[arg(long = "header", value_name = "HEADER")]
+    headers: Vec<String>,
+    /// An HTTP header of the first requestor only (e.g. its credentials); with --auth-b,
+    /// tasks of one authorization context must be invisible to the other.
+    #[arg(long, value_name = "HEADER")]
+    auth_a: Option<String>,
+    /// An HTTP header of the second requestor only.
+    #[arg(long, value_name = "HEADER")]
+    auth_b: Option<String>,
+    /// Longest wait to connect to an HTTP receiver, in ms.
+    #[arg(long, default_value_t = 5000)]
+    connect_timeout_ms: u64,
+    /// Longest line (or HTTP message) accepted from the receiver, in bytes.
+    #[arg(long, default_value_t = 8 * 1024 * 1024)]
+    max_line_bytes: usize,
 }
 
 /// What a run's outcome is judged by, and where its reports go (`run` and `check`).
@@ -138,28 +170,33 @@ struct LibraryArgs {
 }
 
 #[derive(clap::Args)]
-#[command(group(clap::ArgGroup::new("receiver").required(true).args(["stdio", "url"])))]
+struct LoadArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// How many tasks to create.
+    #[arg(long, default_value_t = 1000)]
+    tasks: usize,
+    /// How many are in flight at once.
+    #[arg(long, default_value_t = 16)]
+    concurrency: usize,
+    /// Start no new task after this many seconds.
+    #[arg(long)]
+    duration_s: Option<u64>,
+    /// Per-request timeout in ms.
+    #[arg(long, default_value_t = 10_000)]
+    timeout_ms: u64,
+    /// Seeds the tools' random durations (0-20 ms).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the JSON summary here.
+    #[arg(long, value_name = "FILE")]
+    report_json: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
 struct RunArgs {
-    /// The receiver: a command spoken to over stdio (run by /bin/sh).
-    #[arg(long, value_name = "COMMAND")]
-    stdio: Option<String>,
-    /// The receiver: a Streamable HTTP endpoint.
-    #[arg(long, value_name = "URL")]
-    url: Option<String>,
-    /// An HTTP header sent on every request, `Name: value` (repeatable; values never reach
-    /// reports or traces).
-    #[arg(long = "header", value_name = "HEADER")]
-    headers: Vec<String>,
-    /// An HTTP header of the first requestor only (e.g. its credentials); with --auth-b,
-    /// tasks of one authorization context must be invisible to the other.
-    #[arg(long, value_name = "HEADER")]
-    auth_a: Option<String>,
-    /// An HTTP header of the second requestor only.
-    #[arg(long, value_name = "HEADER")]
-    auth_b: Option<String>,
-    /// Longest wait to connect to an HTTP receiver, in ms.
-    #[arg(long, default_value_t = 5000)]
-    connect_timeout_ms: u64,
+    #[command(flatten)]
+    target: TargetArgs,
     #[command(flatten)]
     library: LibraryArgs,
     #[command(flatten)]
@@ -178,9 +215,6 @@ struct RunArgs {
     /// Write every message of every session here, as JSON lines.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
-    /// Longest line accepted from the receiver, in bytes.
-    #[arg(long, default_value_t = 8 * 1024 * 1024)]
-    max_line_bytes: usize,
     /// Also validate every message against this official MCP schema.json.
     #[arg(long, value_name = "FILE")]
     schema: Option<PathBuf>,
@@ -246,6 +280,7 @@ fn main() {
 async fn dispatch(cli: Cli) -> i32 {
     match cli.command {
         Command::Run(args) => run(*args).await,
+        Command::Load(args) => load(*args).await,
         Command::Reference {
             faults,
             list_faults,
@@ -376,19 +411,9 @@ async fn run(args: RunArgs) -> i32 {
             bar.inc(1);
         })
     };
-    let report = match (&args.stdio, &args.url) {
-        (Some(command), _) => {
-            let connector = StdioConnector {
-                command: command.clone(),
-                max_line: args.max_line_bytes,
-            };
-            suite::run_all(Arc::new(connector), scenarios, config, jobs, on_done).await
-        }
-        (None, Some(url)) => {
-            let connector = http_connector(&args, url).unwrap_or_else(|e| usage_error(e));
-            suite::run_all(Arc::new(connector), scenarios, config, jobs, on_done).await
-        }
-        (None, None) => usage_error("give the receiver with --stdio COMMAND or --url URL"),
+    let report = match target(&args.target) {
+        Target::Stdio(c) => suite::run_all(Arc::new(c), scenarios, config, jobs, on_done).await,
+        Target::Http(c) => suite::run_all(Arc::new(*c), scenarios, config, jobs, on_done).await,
     };
     bar.finish_and_clear();
     let code = emit(&report, &args.reports, baseline.as_ref());
@@ -399,6 +424,33 @@ async fn run(args: RunArgs) -> i32 {
         }
     }
     code
+}
+
+async fn load(args: LoadArgs) -> i32 {
+    let opts = load::LoadOptions {
+        tasks: args.tasks,
+        concurrency: args.concurrency,
+        duration: args.duration_s.map(Duration::from_secs),
+        timeout: Duration::from_millis(args.timeout_ms),
+        seed: args.seed,
+    };
+    let report = match target(&args.target) {
+        Target::Stdio(c) => load::run_load(&c, &opts).await,
+        Target::Http(c) => load::run_load(c.as_ref(), &opts).await,
+    };
+    print!("{}", report.table());
+    if let Some(path) = &args.report_json {
+        let doc = serde_json::to_string_pretty(&report.json()).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, doc) {
+            eprintln!("taskcheck: cannot write {}: {e}", path.display());
+            return exit::HARNESS;
+        }
+    }
+    match (&report.error, report.failures.is_empty()) {
+        (Some(_), _) => exit::HARNESS,
+        (None, false) => exit::NONCONFORMANT,
+        (None, true) => exit::CONFORMANT,
+    }
 }
 
 /// The baseline of `--expected-failures`, checked against the scenario library.
@@ -453,8 +505,28 @@ fn progress(scenarios: usize) -> ProgressBar {
     bar
 }
 
-/// The HTTP connector of `run --url`.
-fn http_connector(args: &RunArgs, url: &str) -> Result<HttpConnector, String> {
+/// A receiver to connect to.
+enum Target {
+    Stdio(StdioConnector),
+    Http(Box<HttpConnector>),
+}
+
+/// The connector `--stdio` or `--url` asks for; a bad URL or header is a usage error.
+fn target(args: &TargetArgs) -> Target {
+    match (&args.stdio, &args.url) {
+        (Some(command), _) => Target::Stdio(StdioConnector {
+            command: command.clone(),
+            max_line: args.max_line_bytes,
+        }),
+        (None, Some(url)) => Target::Http(Box::new(
+            http_connector(args, url).unwrap_or_else(|e| usage_error(e)),
+        )),
+        (None, None) => usage_error("give the receiver with --stdio COMMAND or --url URL"),
+    }
+}
+
+/// The HTTP connector of `--url`.
+fn http_connector(args: &TargetArgs, url: &str) -> Result<HttpConnector, String> {
     let url = reqwest::Url::parse(url).map_err(|e| format!("--url {url:?} is not a URL: {e}"))?;
     match url.scheme() {
         "http" => {}

@@ -81,6 +81,9 @@ impl SchemaSet {
 
     fn validator(&self, type_name: &str) -> Option<Arc<jsonschema::Validator>> {
         let mut cache = self.compiled.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(known) = cache.get(type_name) {
+            return known.clone();
+        }
         cache
             .entry(type_name.to_string())
             .or_insert_with(|| {
@@ -102,6 +105,10 @@ impl SchemaSet {
         let Some(v) = self.validator(type_name) else {
             return Vec::new();
         };
+        // most messages are valid: the quick yes/no first, the details only when needed
+        if v.is_valid(value) {
+            return Vec::new();
+        }
         v.iter_errors(value)
             .take(MAX_VIOLATIONS)
             .map(|e| Violation {

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -46,6 +47,9 @@ pub struct Entry {
 #[derive(Clone)]
 pub struct Trace {
     inner: Arc<Mutex<Vec<Entry>>>,
+    /// Entries numbered so far (all of them are kept unless the trace only counts).
+    count: Arc<AtomicU64>,
+    keep: bool,
     start: Instant,
     transport: &'static str,
     peer: Option<&'static str>,
@@ -59,9 +63,19 @@ impl Trace {
     pub fn new(transport: &'static str) -> Trace {
         Trace {
             inner: Arc::default(),
+            count: Arc::default(),
+            keep: true,
             start: Instant::now(),
             transport,
             peer: None,
+        }
+    }
+
+    /// A trace that numbers entries but keeps none (load runs: memory stays flat).
+    pub fn counting(transport: &'static str) -> Trace {
+        Trace {
+            keep: false,
+            ..Trace::new(transport)
         }
     }
 
@@ -87,7 +101,10 @@ impl Trace {
         via: Option<String>,
     ) -> u64 {
         let mut entries = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        let seq = entries.len() as u64;
+        let seq = self.count.fetch_add(1, Ordering::Relaxed);
+        if !self.keep {
+            return seq;
+        }
         entries.push(Entry {
             scenario: None,
             peer: self.peer.map(str::to_string),

@@ -86,7 +86,7 @@ struct Asked {
 
 struct Monitor<'a> {
     ctx: &'a Context<'a>,
-    findings: Vec<Finding>,
+    findings: Tally,
     model: Model,
     expiry: Expiry,
     conduct: Conduct<'a>,
@@ -102,7 +102,7 @@ struct Monitor<'a> {
 pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
     let mut m = Monitor {
         ctx,
-        findings: Vec::new(),
+        findings: Tally::default(),
         model: Model::default(),
         expiry: Expiry::default(),
         conduct: Conduct::new(ctx.capabilities, ctx.breaks),
@@ -116,7 +116,7 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
     }
     m.ids();
     Judgement {
-        checks: summarize(m.findings),
+        checks: m.findings.checks(),
         harness_errors: m.conduct.errors(),
     }
 }
@@ -517,20 +517,56 @@ fn no_related_task_in_result(method: &str, result: &Value, seq: u64) -> Finding 
     )
 }
 
-/// One check per rule: its first failure with a count, or a pass with the number of observations.
-fn summarize(findings: Vec<Finding>) -> Vec<Check> {
-    let mut by_rule: BTreeMap<&'static str, Vec<Finding>> = BTreeMap::new();
-    for f in findings {
-        by_rule.entry(f.rule).or_default().push(f);
+/// What the findings of one rule add up to (kept as they come, so memory does not grow with
+/// the trace).
+struct RuleTally {
+    seen: usize,
+    first: Finding,
+    failures: usize,
+    first_failure: Option<Finding>,
+}
+
+/// Findings tallied by rule.
+#[derive(Default)]
+struct Tally(BTreeMap<&'static str, RuleTally>);
+
+impl Tally {
+    fn push(&mut self, f: Finding) {
+        match self.0.get_mut(f.rule) {
+            Some(t) => {
+                t.seen += 1;
+                if !f.held {
+                    t.failures += 1;
+                    t.first_failure.get_or_insert(f);
+                }
+            }
+            None => {
+                let failed = !f.held;
+                let tally = RuleTally {
+                    seen: 1,
+                    failures: usize::from(failed),
+                    first_failure: failed.then(|| f.clone()),
+                    first: f,
+                };
+                self.0.insert(tally.first.rule, tally);
+            }
+        }
     }
-    by_rule
-        .into_iter()
-        .map(|(rule, fs)| {
-            let failures: Vec<&Finding> = fs.iter().filter(|f| !f.held).collect();
-            match failures.first() {
+
+    fn extend(&mut self, findings: impl IntoIterator<Item = Finding>) {
+        for f in findings {
+            self.push(f);
+        }
+    }
+
+    /// One check per rule: its first failure with a count, or a pass with the number of observations.
+    fn checks(self) -> Vec<Check> {
+        self.0
+            .into_iter()
+            .map(|(rule, t)| match t.first_failure {
                 Some(first) => {
-                    let more = if failures.len() > 1 {
-                        format!(" (and {} more)", failures.len() - 1)
+                    let more = if t.failures > 1 {
+                        format!(" (and {} more)", t.failures - 1)
                     } else {
                         String::new()
                     };
@@ -538,18 +574,18 @@ fn summarize(findings: Vec<Finding>) -> Vec<Check> {
                         rule,
                         false,
                         format!("{}{more}", first.message),
-                        first.evidence.clone(),
+                        first.evidence,
                     )
                 }
                 None => Check::judged(
                     rule,
                     true,
-                    format!("{} ({} observation(s))", fs[0].message, fs.len()),
+                    format!("{} ({} observation(s))", t.first.message, t.seen),
                     Vec::new(),
                 ),
-            }
-        })
-        .collect()
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

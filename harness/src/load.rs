@@ -1,0 +1,402 @@
+//! Load mode (`taskcheck load`): many task-augmented calls in flight on one session. Every task
+//! is created, polled to its end and its result fetched; ids must be unique, results must be
+//! the task's own, and the model judges every observation. Memory stays flat: the trace only
+//! counts, each task is judged by its own model, ids are kept as 64-bit hashes, and latencies
+//! go into a fixed log-scale histogram.
+
+use crate::model::{Model, Observation, Source};
+use crate::session::{Reply, Session};
+use crate::trace::Trace;
+use crate::transport::{Connect, Peer};
+use crate::wire::{self, Outcome};
+use futures::StreamExt;
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// What a load run does.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    pub tasks: usize,
+    pub concurrency: usize,
+    /// No new task starts after this long.
+    pub duration: Option<Duration>,
+    /// Per request.
+    pub timeout: Duration,
+    /// Seeds the tools' random `ms` (0..=20).
+    pub seed: u64,
+}
+
+/// Latencies in a fixed log-scale histogram (16 buckets per doubling, ~4 % resolution).
+#[derive(Debug, Clone)]
+pub struct Histogram {
+    buckets: Vec<u64>,
+    count: u64,
+}
+
+const PER_DOUBLING: f64 = 16.0;
+const BUCKETS: usize = 16 * 40;
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram {
+            buckets: vec![0; BUCKETS],
+            count: 0,
+        }
+    }
+}
+
+impl Histogram {
+    /// Records one latency.
+    pub fn record(&mut self, d: Duration) {
+        let us = (d.as_micros() as f64).max(1.0);
+        let i = ((us.log2() * PER_DOUBLING) as usize).min(BUCKETS - 1);
+        self.buckets[i] += 1;
+        self.count += 1;
+    }
+
+    /// The latency below which `p` (0..=1) of the recorded ones fall (a bucket's upper bound).
+    pub fn percentile(&self, p: f64) -> Duration {
+        if self.count == 0 {
+            return Duration::ZERO;
+        }
+        let wanted = ((self.count as f64) * p).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (i, n) in self.buckets.iter().enumerate() {
+            seen += n;
+            if seen >= wanted {
+                let us = 2f64.powf((i + 1) as f64 / PER_DOUBLING);
+                return Duration::from_micros(us as u64);
+            }
+        }
+        Duration::MAX
+    }
+
+    /// How many latencies were recorded.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+}
+
+/// One kind of failure under load.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub kind: String,
+    pub example: String,
+    pub count: usize,
+}
+
+/// What a load run found and measured.
+#[derive(Debug, Default)]
+pub struct LoadReport {
+    pub started: usize,
+    pub completed: usize,
+    /// Each kind of problem (the rule, or what went wrong) with its first example and count.
+    pub failures: Vec<Failure>,
+    pub create: Histogram,
+    pub get: Histogram,
+    pub to_result: Histogram,
+    pub duration: Duration,
+    /// Set when the connection failed.
+    pub error: Option<String>,
+}
+
+impl LoadReport {
+    fn fail(&mut self, what: String) {
+        let kind = what.split(": ").next().unwrap_or_default().to_string();
+        match self.failures.iter_mut().find(|f| f.kind == kind) {
+            Some(f) => f.count += 1,
+            None => self.failures.push(Failure {
+                kind,
+                example: what,
+                count: 1,
+            }),
+        }
+    }
+
+    /// Completed tasks per second.
+    pub fn throughput(&self) -> f64 {
+        self.completed as f64 / self.duration.as_secs_f64().max(1e-9)
+    }
+
+    /// The summary table.
+    pub fn table(&self) -> String {
+        let ms = |d: Duration| format!("{:.2}", d.as_secs_f64() * 1000.0);
+        let mut out = format!(
+            "tasks: {} started, {} completed in {:.2} s ({:.0} tasks/s)\n\n{:<16} {:>8} {:>9} {:>9} {:>9}\n",
+            self.started,
+            self.completed,
+            self.duration.as_secs_f64(),
+            self.throughput(),
+            "latency (ms)",
+            "count",
+            "p50",
+            "p95",
+            "p99"
+        );
+        for (name, h) in [
+            ("create", &self.create),
+            ("tasks/get", &self.get),
+            ("time to result", &self.to_result),
+        ] {
+            out.push_str(&format!(
+                "{name:<16} {:>8} {:>9} {:>9} {:>9}\n",
+                h.count(),
+                ms(h.percentile(0.50)),
+                ms(h.percentile(0.95)),
+                ms(h.percentile(0.99))
+            ));
+        }
+        if self.failures.is_empty() && self.error.is_none() {
+            out.push_str(
+                "\nno failure: ids unique, every result its task's own, every observation valid\n",
+            );
+        }
+        for f in &self.failures {
+            out.push_str(&format!("\nFAIL ({}x) {}", f.count, f.example));
+        }
+        if let Some(e) = &self.error {
+            out.push_str(&format!("\nERROR {e}"));
+        }
+        out.push('\n');
+        out
+    }
+
+    /// The JSON summary.
+    pub fn json(&self) -> Value {
+        let pct = |h: &Histogram| {
+            json!({"count": h.count(), "p50Ms": h.percentile(0.5).as_secs_f64() * 1e3,
+                   "p95Ms": h.percentile(0.95).as_secs_f64() * 1e3, "p99Ms": h.percentile(0.99).as_secs_f64() * 1e3})
+        };
+        json!({
+            "format": "taskcheck-load/1",
+            "started": self.started,
+            "completed": self.completed,
+            "durationMs": self.duration.as_millis() as u64,
+            "tasksPerSecond": self.throughput(),
+            "latency": {"create": pct(&self.create), "tasksGet": pct(&self.get), "timeToResult": pct(&self.to_result)},
+            "failures": self.failures.iter().map(|f| json!({"kind": f.kind, "example": f.example, "count": f.count})).collect::<Vec<_>>(),
+            "error": self.error,
+        })
+    }
+}
+
+/// A small deterministic generator for the tools' `ms`.
+fn sleep_ms(seed: u64, i: usize) -> u64 {
+    let mut x = seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x % 21
+}
+
+fn id_hash(id: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// Shared state of the tasks in flight.
+struct Run<'a> {
+    session: &'a Session,
+    opts: &'a LoadOptions,
+    report: Mutex<LoadReport>,
+    ids: Mutex<HashSet<u64>>,
+}
+
+impl Run<'_> {
+    fn note(&self, f: impl FnOnce(&mut LoadReport)) {
+        f(&mut self.report.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+
+    async fn ask(&self, method: &str, params: Value) -> Result<Reply, String> {
+        self.session
+            .request(method, params, self.opts.timeout)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// One task from creation to result; returns a failure or nothing.
+    async fn one(&self, i: usize) -> Result<(), String> {
+        let ms = sleep_ms(self.opts.seed, i);
+        let start = Instant::now();
+        let params =
+            json!({"name": "optional_sleep", "arguments": {"ms": ms}, "task": {"ttl": 300_000}});
+        let created = self.ask("tools/call", params).await?;
+        self.note(|r| r.create.record(created.elapsed));
+        let task = match &created.outcome {
+            Outcome::Result(r) => r
+                .get("task")
+                .cloned()
+                .ok_or("tools/call with a task got no CreateTaskResult")?,
+            Outcome::Error(e) => {
+                return Err(format!(
+                    "tools/call with a task failed: {}",
+                    crate::matcher::short(e)
+                ))
+            }
+        };
+        let id = task
+            .get("taskId")
+            .map(wire::id_text)
+            .ok_or("the CreateTaskResult has no taskId")?;
+        if !self
+            .ids
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id_hash(&id))
+        {
+            return Err(format!(
+                "{}: task id {id:?} was given twice",
+                "tasks.id.unique"
+            ));
+        }
+        let mut model = Model::default();
+        let observe = |model: &mut Model, task: &Value, source, reply: &Reply| {
+            let obs = Observation {
+                task: task.clone(),
+                source,
+                received: reply.seq,
+                asked: Some(reply.asked),
+            };
+            match model.observe(&obs).into_iter().find(|f| !f.held) {
+                Some(f) => Err(format!("{}: {}", f.rule, f.message)),
+                None => Ok(()),
+            }
+        };
+        observe(&mut model, &task, Source::Create, &created)?;
+        loop {
+            let got = self.ask("tasks/get", json!({"taskId": id})).await?;
+            self.note(|r| r.get.record(got.elapsed));
+            let Outcome::Result(t) = &got.outcome else {
+                return Err(format!(
+                    "tasks.ttl.no-early-expiry: tasks/get of a live task failed: {}",
+                    crate::matcher::short(outcome_value(&got.outcome))
+                ));
+            };
+            observe(&mut model, t, Source::Get, &got)?;
+            let status = t.get("status").and_then(Value::as_str).unwrap_or_default();
+            if matches!(status, "completed" | "failed" | "cancelled") {
+                if status != "completed" {
+                    return Err(format!("a sleeping task ended {status}"));
+                }
+                break;
+            }
+            let poll = t
+                .get("pollInterval")
+                .and_then(Value::as_u64)
+                .unwrap_or(100)
+                .clamp(10, 1000);
+            tokio::time::sleep(Duration::from_millis(poll)).await;
+        }
+        let result = self.ask("tasks/result", json!({"taskId": id})).await?;
+        let Outcome::Result(r) = &result.outcome else {
+            return Err(format!(
+                "tasks.result.terminal-returns-final: tasks/result failed: {}",
+                crate::matcher::short(outcome_value(&result.outcome))
+            ));
+        };
+        if wire::related_task_value(r).map(wire::id_text).as_deref() != Some(id.as_str()) {
+            return Err(
+                "tasks.meta.result-related-task: a result names another task (or none)".into(),
+            );
+        }
+        let text = r.pointer("/content/0/text").and_then(Value::as_str);
+        if text != Some(format!("slept {ms}").as_str()) {
+            return Err(format!(
+                "mismatched result: task {id:?} slept {ms} ms but its result says {text:?}"
+            ));
+        }
+        self.note(|r| {
+            r.to_result.record(start.elapsed());
+            r.completed += 1;
+        });
+        Ok(())
+    }
+}
+
+fn outcome_value(o: &Outcome) -> &Value {
+    match o {
+        Outcome::Result(v) | Outcome::Error(v) => v,
+    }
+}
+
+/// Runs a load against a receiver (one session) and reports what it found.
+pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadReport {
+    let start = Instant::now();
+    let conn = match connector.connect(Peer::A).await {
+        Ok(c) => c,
+        Err(e) => {
+            return LoadReport {
+                error: Some(e.to_string()),
+                ..LoadReport::default()
+            }
+        }
+    };
+    let transport = conn.transport;
+    let session = Session::start_with(conn, opts.timeout, Trace::counting(transport));
+    if let Err(e) = session.initialize(json!({})).await {
+        return LoadReport {
+            error: Some(e),
+            ..LoadReport::default()
+        };
+    }
+    let run = Run {
+        session: &session,
+        opts,
+        report: Mutex::default(),
+        ids: Mutex::default(),
+    };
+    let deadline = opts.duration.map(|d| start + d);
+    let mut outcomes = Box::pin(
+        futures::stream::iter(0..opts.tasks)
+            .take_while(|_| futures::future::ready(deadline.is_none_or(|d| Instant::now() < d)))
+            .map(|i| {
+                let run = &run;
+                async move {
+                    run.note(|r| r.started += 1);
+                    run.one(i).await
+                }
+            })
+            .buffer_unordered(opts.concurrency.max(1)),
+    );
+    while let Some(outcome) = outcomes.next().await {
+        if let Err(what) = outcome {
+            run.note(|r| r.fail(what));
+        }
+        if let Some(why) = session.closed_reason() {
+            run.note(|r| r.error = Some(format!("connection lost: {why}")));
+            break;
+        }
+    }
+    drop(outcomes);
+    let mut report = run.report.into_inner().unwrap_or_else(|p| p.into_inner());
+    report.duration = start.elapsed();
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_within_the_bucket_resolution() {
+        let mut h = Histogram::default();
+        for ms in 1..=100u64 {
+            h.record(Duration::from_millis(ms));
+        }
+        let p50 = h.percentile(0.5).as_secs_f64() * 1000.0;
+        let p99 = h.percentile(0.99).as_secs_f64() * 1000.0;
+        assert!((50.0..=53.0).contains(&p50), "{p50}");
+        assert!((99.0..=104.0).contains(&p99), "{p99}");
+        assert_eq!(Histogram::default().percentile(0.5), Duration::ZERO);
+    }
+
+    #[test]
+    fn sleeps_are_deterministic_and_small() {
+        assert_eq!(sleep_ms(7, 3), sleep_ms(7, 3));
+        assert!((0..1000).all(|i| sleep_ms(1, i) <= 20));
+    }
+}

@@ -1,0 +1,100 @@
+//! `taskcheck load`: 10,000 tasks at concurrency 64 against the reference receiver pass, and
+//! defects that only show across many tasks are caught.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+fn load(receiver: &str, extra: &[&str], tag: &str) -> (i32, String, Value) {
+    let report = temp_path(&format!("{tag}.json"));
+    let mut args = vec![
+        "load",
+        "--stdio",
+        receiver,
+        "--report-json",
+        report.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = taskcheck(&args);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let doc = std::fs::read_to_string(report)
+        .map(|t| serde_json::from_str(&t).unwrap())
+        .unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), text, doc)
+}
+
+#[test]
+fn ten_thousand_tasks_at_concurrency_64_pass() {
+    let (code, out, doc) = load(
+        &reference(&[]),
+        &["--tasks", "10000", "--concurrency", "64"],
+        "load-10k",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(doc["completed"], 10000, "{out}");
+    assert_eq!(doc["failures"], serde_json::json!([]));
+    for stage in ["create", "tasksGet", "timeToResult"] {
+        assert!(
+            doc["latency"][stage]["p99Ms"].as_f64().unwrap() > 0.0,
+            "{stage}: {out}"
+        );
+    }
+}
+
+#[test]
+fn load_catches_defects_of_many_tasks() {
+    for (fault, rule) in [
+        ("duplicate-task-id", "tasks.id.unique"),
+        (
+            "result-without-related-task",
+            "tasks.meta.result-related-task",
+        ),
+        ("numeric-task-id", "tasks.id.string"),
+    ] {
+        let (code, out, doc) = load(
+            &reference(&[fault]),
+            &["--tasks", "300", "--concurrency", "16"],
+            fault,
+        );
+        assert_eq!(code, 1, "{fault}: {out}");
+        let kinds: Vec<&str> = doc["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap())
+            .collect();
+        assert!(kinds.contains(&rule), "{fault}: {kinds:?}\n{out}");
+    }
+}
+
+#[test]
+fn a_receiver_that_cannot_start_is_a_harness_error() {
+    let (code, out, _) = load("/nonexistent/receiver", &["--tasks", "5"], "load-missing");
+    assert_eq!(code, 3, "{out}");
+}
+
+#[test]
+fn the_duration_bounds_a_load() {
+    let start = std::time::Instant::now();
+    let (code, out, doc) = load(
+        &reference(&[]),
+        &[
+            "--tasks",
+            "100000000",
+            "--concurrency",
+            "8",
+            "--duration-s",
+            "1",
+        ],
+        "load-bounded",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(doc["started"].as_u64().unwrap() < 100_000_000);
+}
