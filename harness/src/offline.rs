@@ -118,6 +118,7 @@ pub fn judge(
         started: String::new(),
         duration: Duration::ZERO,
         scenarios,
+        cpu: None,
     }
 }
 

@@ -26,6 +26,7 @@ pub async fn run_all<C: Connect + 'static>(
         .format(&Rfc3339)
         .unwrap_or_default();
     let start = Instant::now();
+    let cpu_start = own_cpu();
     let gate = Arc::new(Semaphore::new(jobs.max(1)));
     let config = Arc::new(config);
     let handles: Vec<_> = scenarios
@@ -60,12 +61,29 @@ pub async fn run_all<C: Connect + 'static>(
         }
     }
     RunReport {
+        cpu: own_cpu()
+            .zip(cpu_start)
+            .map(|(end, start)| end.saturating_sub(start)),
         receiver: connector.describe(),
         transport: connector.transport().into(),
         started,
         duration: start.elapsed(),
         scenarios: runs,
     }
+}
+
+/// CPU time of this process so far (user and system, every thread; children excluded).
+pub fn own_cpu() -> Option<std::time::Duration> {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return None;
+    }
+    let tv = |t: libc::timeval| {
+        std::time::Duration::from_secs(t.tv_sec as u64)
+            + std::time::Duration::from_micros(t.tv_usec as u64)
+    };
+    Some(tv(usage.ru_utime) + tv(usage.ru_stime))
 }
 
 /// Writes every scenario's trace as JSON lines, each line tagged with its scenario.

@@ -95,6 +95,7 @@ fn sample() -> RunReport {
         transport: "stdio".into(),
         started: "2026-01-01T00:00:00Z".into(),
         duration: Duration::from_millis(1234),
+        cpu: None,
         scenarios: vec![
             scenario(
                 "cancel-terminal",

@@ -21,6 +21,7 @@ impl RunReport {
             "server": server.map(|s| json!({"serverInfo": s.server_info, "capabilities": s.capabilities, "protocolVersion": s.protocol_version})),
             "started": self.started,
             "durationMs": self.duration.as_millis() as u64,
+            "harnessCpuMs": self.cpu.map(|c| c.as_millis() as u64),
             "exitCode": outcome.code,
             "outcome": outcome.meaning,
             "failOn": match outcome.fail_on { super::FailOn::Must => "must", super::FailOn::Should => "should" },

@@ -31,6 +31,8 @@ pub struct RunReport {
     pub started: String,
     pub duration: Duration,
     pub scenarios: Vec<ScenarioRun>,
+    /// CPU time taskcheck itself spent (all its threads, none of its receivers), if measured.
+    pub cpu: Option<Duration>,
 }
 
 /// Counts of verdicts over every check.
