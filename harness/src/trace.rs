@@ -43,6 +43,23 @@ pub struct Entry {
     pub via: Option<String>,
 }
 
+impl Entry {
+    /// A message entry of a stdio session (for building traces by hand, as tests do).
+    pub fn of(seq: u64, dir: Direction, t_ms: u64, message: Value) -> Entry {
+        Entry {
+            scenario: None,
+            peer: None,
+            seq,
+            dir,
+            transport: "stdio".into(),
+            t_ms,
+            message: Some(message),
+            text: None,
+            via: None,
+        }
+    }
+}
+
 /// A shared, append-only trace.
 #[derive(Clone)]
 pub struct Trace {

@@ -13,17 +13,7 @@ use serde_json::{json, Value};
 use std::time::Duration;
 
 fn entry(seq: u64, dir: Direction, message: Value) -> Entry {
-    Entry {
-        scenario: None,
-        peer: None,
-        seq,
-        dir,
-        transport: "stdio".into(),
-        t_ms: seq * 3,
-        message: Some(message),
-        text: None,
-        via: None,
-    }
+    Entry::of(seq, dir, seq * 3, message)
 }
 
 fn task(status: &str) -> Value {

@@ -595,17 +595,7 @@ mod tests {
     use serde_json::json;
 
     fn entry(seq: u64, dir: Direction, t_ms: u64, message: Value) -> Entry {
-        Entry {
-            scenario: None,
-            seq,
-            dir,
-            transport: "stdio".into(),
-            t_ms,
-            message: Some(message),
-            text: None,
-            via: None,
-            peer: None,
-        }
+        Entry::of(seq, dir, t_ms, message)
     }
 
     fn task(id: &str, status: &str) -> Value {

@@ -140,17 +140,7 @@ mod tests {
     use serde_json::json;
 
     fn entry(seq: u64, dir: Direction, message: Value) -> Entry {
-        Entry {
-            scenario: None,
-            peer: None,
-            seq,
-            dir,
-            transport: "stdio".into(),
-            t_ms: seq,
-            message: Some(message),
-            text: None,
-            via: None,
-        }
+        Entry::of(seq, dir, seq, message)
     }
 
     #[test]
