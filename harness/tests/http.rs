@@ -220,3 +220,63 @@ fn the_http_reference_stops_cleanly_on_ctrl_c() {
         "the conventional exit after SIGINT"
     );
 }
+
+/// A broken HTTP endpoint (tests/fixtures/bad_http_server.py), killed when dropped.
+struct BadServer(std::process::Child, String);
+
+impl BadServer {
+    fn start(mode: &str) -> BadServer {
+        use std::io::BufRead;
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/bad_http_server.py"
+        );
+        let mut child = std::process::Command::new("python3")
+            .args([script, mode])
+            .stdout(std::process::Stdio::piped())
+            // it complains when taskcheck hangs up mid-request; that is expected here
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python3 runs");
+        let mut url = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        BadServer(child, url.trim().to_string())
+    }
+}
+
+impl Drop for BadServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn broken_http_answers_are_transport_errors_with_their_cause() {
+    for (mode, cause) in [
+        ("content-type", "has Content-Type \"text/html\""),
+        ("invalid-json", "not JSON"),
+        ("expire", "the session expired"),
+    ] {
+        let server = BadServer::start(mode);
+        let start = Instant::now();
+        let (code, out, doc) = run_against(
+            &["--url", &server.1],
+            &["--scenario", "unknown-task-id", "--timeout-ms", "2000"],
+            &format!("http-bad-{mode}"),
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "{mode}: {:?}",
+            start.elapsed()
+        );
+        assert_eq!(code, 3, "{mode}: {out}");
+        assert!(
+            out.contains(cause),
+            "{mode}: cause {cause:?} not named:\n{out}"
+        );
+        assert_eq!(doc["exitCode"], 3, "{mode}: the report was written");
+    }
+}
