@@ -11,7 +11,7 @@ use crate::schema::SchemaSet;
 use crate::session::ServerInfo;
 use crate::trace::{Direction, Entry};
 use crate::wire::{self, Message, Outcome};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::Duration;
 
 /// Parses a JSON-lines trace; a line that is not a trace entry is an error naming it.
@@ -48,15 +48,7 @@ fn server_info(entries: &[Entry]) -> Option<ServerInfo> {
                     id,
                     outcome: Outcome::Result(r),
                 })),
-            ) if id == init_id => Some(ServerInfo {
-                capabilities: r.get("capabilities").cloned().unwrap_or(json!({})),
-                server_info: r.get("serverInfo").cloned().unwrap_or(Value::Null),
-                protocol_version: r
-                    .get("protocolVersion")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-            }),
+            ) if id == init_id => Some(ServerInfo::from_result(&r)),
             _ => None,
         })
 }

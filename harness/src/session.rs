@@ -112,6 +112,21 @@ pub struct ServerInfo {
     pub protocol_version: String,
 }
 
+impl ServerInfo {
+    /// What an initialize result declares.
+    pub fn from_result(result: &Value) -> ServerInfo {
+        ServerInfo {
+            capabilities: result.get("capabilities").cloned().unwrap_or(json!({})),
+            server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
+            protocol_version: result
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        }
+    }
+}
+
 /// One live session.
 pub struct Session {
     outgoing: mpsc::Sender<Value>,
@@ -292,15 +307,7 @@ impl Session {
             Outcome::Result(r) => r,
             Outcome::Error(e) => return Err(format!("initialize was rejected: {e}")),
         };
-        let info = ServerInfo {
-            capabilities: result.get("capabilities").cloned().unwrap_or(json!({})),
-            server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
-            protocol_version: result
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
-        };
+        let info = ServerInfo::from_result(&result);
         self.notify("notifications/initialized", Value::Null)
             .await
             .map_err(|e| format!("initialize failed: {e}"))?;
