@@ -106,6 +106,11 @@ fn first_line(message: &str) -> String {
     message.lines().next().unwrap_or(message).trim().to_string()
 }
 
+/// A scenario as YAML that [`parse`] reads back to an equal scenario.
+pub fn print(scenario: &Scenario) -> String {
+    serde_saphyr::to_string(scenario).unwrap_or_else(|e| format!("# cannot print: {e}\n"))
+}
+
 /// The scenarios built into the binary, in id order.
 pub fn builtin() -> Vec<Scenario> {
     let mut out: Vec<Scenario> = BUILTIN
@@ -191,7 +196,7 @@ mod tests {
         let all = builtin();
         assert!(all.len() >= 10);
         for s in &all {
-            let printed = serde_saphyr::to_string(s).unwrap();
+            let printed = print(s);
             assert_eq!(&parse(&printed, "printed").unwrap(), s, "{}", s.id);
         }
     }

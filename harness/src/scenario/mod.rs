@@ -4,4 +4,4 @@ mod format;
 mod library;
 
 pub use format::*;
-pub use library::{builtin, load_dir, parse, select, ScenarioError};
+pub use library::{builtin, load_dir, parse, print, select, ScenarioError};

@@ -2,11 +2,11 @@
 //! stream; a standalone GET stream carries what the receiver sends on its own; the session
 //! id and protocol version go on every request after initialize; DELETE ends the session.
 
+use super::sse::{self, SseError};
 use super::{Connect, ConnectError, Connection, Incoming, Peer};
 use crate::spec::PROTOCOL_VERSION;
 use crate::trace::preview;
 use crate::wire::{self, DecodeError, Message};
-use eventsource_stream::Eventsource;
 use futures::{Stream, StreamExt};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::StatusCode;
@@ -387,7 +387,7 @@ async fn read_request_stream(
     let mut state = StreamState::default();
     read_events(
         shared,
-        bounded(response, shared.max),
+        body_bytes(response),
         "POST text/event-stream",
         request_id,
         &mut state,
@@ -414,7 +414,7 @@ async fn read_request_stream(
             Ok(r) if r.status().is_success() => {
                 read_events(
                     shared,
-                    bounded(r, shared.max),
+                    body_bytes(r),
                     "GET text/event-stream",
                     request_id,
                     &mut state,
@@ -462,7 +462,7 @@ async fn get_stream(shared: Arc<Shared>) {
         }
         read_events(
             &shared,
-            bounded(response, shared.max),
+            body_bytes(response),
             "GET text/event-stream",
             &Value::Null,
             &mut state,
@@ -498,20 +498,18 @@ async fn read_events<S>(
 ) where
     S: Stream<Item = Result<bytes::Bytes, String>> + Unpin,
 {
-    let mut events = bytes.eventsource();
+    let mut events = sse::events(bytes, shared.max);
     while let Some(event) = events.next().await {
         let event = match event {
             Ok(e) => e,
-            Err(eventsource_stream::EventStreamError::Transport(e)) => {
-                if e.starts_with("message of") {
-                    state.failed = true;
-                    shared
-                        .close(format!("the receiver sent an SSE event too large: {e}"))
-                        .await;
-                }
-                return;
+            Err(SseError::Transport(_)) => return,
+            Err(SseError::TooLarge(e)) => {
+                state.failed = true;
+                return shared
+                    .close(format!("the receiver sent an SSE event too large: {e}"))
+                    .await;
             }
-            Err(e) => {
+            Err(SseError::Broken(e)) => {
                 state.failed = true;
                 return shared
                     .close(format!("the receiver's SSE stream is broken: {e}"))
@@ -539,36 +537,15 @@ async fn read_events<S>(
     }
 }
 
-/// A response body as a byte stream that fails once a single event exceeds `max` bytes.
-fn bounded(
+/// A response body as a byte stream, its errors as text.
+fn body_bytes(
     response: reqwest::Response,
-    max: usize,
 ) -> impl Stream<Item = Result<bytes::Bytes, String>> + Unpin {
-    let mut in_event = 0usize;
-    let mut line_empty = true;
-    Box::pin(response.bytes_stream().map(move |chunk| {
-        let chunk = chunk.map_err(|e| format!("the stream broke: {}", error_chain(&e)))?;
-        for b in chunk.iter() {
-            match b {
-                // an empty line ends an event
-                b'\n' if line_empty => in_event = 0,
-                b'\n' => line_empty = true,
-                b'\r' => {}
-                _ => {
-                    line_empty = false;
-                    in_event += 1;
-                    if in_event > max {
-                        return Err(DecodeError::TooLong {
-                            len: in_event,
-                            limit: max,
-                        }
-                        .to_string());
-                    }
-                }
-            }
-        }
-        Ok(chunk)
-    }))
+    Box::pin(
+        response
+            .bytes_stream()
+            .map(|chunk| chunk.map_err(|e| format!("the stream broke: {}", error_chain(&e)))),
+    )
 }
 
 /// A whole response body, at most `max` bytes.
