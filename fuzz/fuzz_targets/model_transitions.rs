@@ -108,7 +108,10 @@ fuzz_target!(|snapshots: Vec<Snapshot>| {
     for indices in by_task.values() {
         let alone = judge(&indices.iter().map(|i| &all[*i]).collect::<Vec<_>>());
         for (i, v) in indices.iter().zip(alone) {
-            assert_eq!(verdicts[*i], v, "verdicts depend on other tasks' observations");
+            assert_eq!(
+                verdicts[*i], v,
+                "verdicts depend on other tasks' observations"
+            );
         }
     }
 

@@ -3,22 +3,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_taskcheck::scenario;
+use mcp_taskcheck::fuzzing::scenario_round_trip;
 
 fuzz_target!(|text: &str| {
-    match scenario::parse(text, "fuzz.yaml") {
-        Ok(parsed) => {
-            let printed = scenario::print(&parsed);
-            let again = scenario::parse(&printed, "printed.yaml")
-                .unwrap_or_else(|e| panic!("a printed scenario does not parse: {e}\n{printed}"));
-            assert_eq!(again, parsed, "printing changed the scenario:\n{printed}");
-        }
-        Err(e) => {
-            let lines = text.lines().count() as u64 + 1;
-            assert!(
-                (1..=lines).contains(&e.line) && e.column >= 1,
-                "error outside the text: {e}"
-            );
-        }
+    if let Err(e) = scenario_round_trip(text) {
+        panic!("{e}");
     }
 });

@@ -26,7 +26,10 @@ fn frames(chunks: Vec<bytes::Bytes>, max: usize) -> Vec<String> {
                 Ok(e) => {
                     // the message taskcheck would take from it, or the decode error
                     let decoded = wire::decode(e.data.as_bytes(), max).map(|(v, _)| v);
-                    out.push(format!("{:?} {:?} {:?} {:?}", e.event, e.id, e.retry, decoded));
+                    out.push(format!(
+                        "{:?} {:?} {:?} {:?}",
+                        e.event, e.id, e.retry, decoded
+                    ));
                 }
                 Err(e) => {
                     out.push(format!("{e:?}"));

@@ -2,7 +2,9 @@
 
 pub mod baseline;
 pub mod exit;
+pub mod explore;
 pub mod fixtures;
+pub mod fuzzing;
 pub mod inspect;
 pub mod load;
 pub mod matcher;

@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_taskcheck::baseline::Baseline;
+use mcp_taskcheck::explore::{self as exploring};
 use mcp_taskcheck::fixtures::FixtureMap;
 use mcp_taskcheck::report::{FailOn, RunReport};
 use mcp_taskcheck::runner::{Config, Limits};
@@ -61,6 +62,9 @@ enum Command {
     /// Put many task-augmented calls in flight on one session: checks ids, results and
     /// transitions under load and measures throughput and latency.
     Load(Box<LoadArgs>),
+    /// Random operation sequences against a receiver, judged like scenarios; a failure is
+    /// shrunk to a minimal sequence and saved as a replayable scenario.
+    Explore(Box<ExploreArgs>),
     /// Judge a recorded trace (the JSON lines `run --trace` writes) offline, with the monitors.
     Check {
         /// The trace file.
@@ -201,12 +205,8 @@ struct RunArgs {
     library: LibraryArgs,
     #[command(flatten)]
     select: SelectArgs,
-    /// Per-request timeout in ms.
-    #[arg(long, default_value_t = 5000)]
-    timeout_ms: u64,
-    /// Per-scenario deadline in ms.
-    #[arg(long, default_value_t = 30000)]
-    scenario_timeout_ms: u64,
+    #[command(flatten)]
+    judge: JudgeArgs,
     /// Scenarios run at once, each in its own session (default: number of CPUs).
     #[arg(long)]
     jobs: Option<usize>,
@@ -215,6 +215,17 @@ struct RunArgs {
     /// Write every message of every session here, as JSON lines.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+}
+
+/// How scenarios are run and judged (`run` and `explore`).
+#[derive(clap::Args)]
+struct JudgeArgs {
+    /// Per-request timeout in ms.
+    #[arg(long, default_value_t = 5000)]
+    timeout_ms: u64,
+    /// Per-scenario deadline in ms.
+    #[arg(long, default_value_t = 30000)]
+    scenario_timeout_ms: u64,
     /// Also validate every message against this official MCP schema.json.
     #[arg(long, value_name = "FILE")]
     schema: Option<PathBuf>,
@@ -224,6 +235,29 @@ struct RunArgs {
     /// Multiply every timeout by this factor (slow machines, slow receivers).
     #[arg(long, default_value_t = 1.0)]
     timeout_scale: f64,
+}
+
+#[derive(clap::Args)]
+struct ExploreArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    judge: JudgeArgs,
+    /// Case k draws its operations from seed N+k (default: from the clock, printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// How many random sequences to run.
+    #[arg(long, default_value_t = 50)]
+    cases: usize,
+    /// Longest sequence of operations.
+    #[arg(long, default_value_t = 24)]
+    max_ops: usize,
+    /// Most runs spent shrinking a failing sequence.
+    #[arg(long, default_value_t = 200)]
+    shrink_runs: usize,
+    /// Write the minimal failing sequence here as a scenario `taskcheck run --scenarios` replays.
+    #[arg(long, value_name = "DIR")]
+    save_failures: Option<PathBuf>,
 }
 
 fn usage_error(message: impl std::fmt::Display) -> ! {
@@ -281,6 +315,7 @@ async fn dispatch(cli: Cli) -> i32 {
     match cli.command {
         Command::Run(args) => run(*args).await,
         Command::Load(args) => load(*args).await,
+        Command::Explore(args) => explore(*args).await,
         Command::Reference {
             faults,
             list_faults,
@@ -367,9 +402,8 @@ async fn dispatch(cli: Cli) -> i32 {
     }
 }
 
-async fn run(args: RunArgs) -> i32 {
-    let scenarios = selected(&args.library, &args.select);
-    let baseline = baseline(&args.reports, &args.library);
+/// The run configuration the judging flags ask for; a bad one is a usage error.
+fn config(args: &JudgeArgs) -> Config {
     if !(args.timeout_scale.is_finite() && args.timeout_scale > 0.0) {
         usage_error(format!(
             "--timeout-scale must be a positive number, not {}",
@@ -393,11 +427,43 @@ async fn run(args: RunArgs) -> i32 {
         .as_deref()
         .map(|p| FixtureMap::load(p).unwrap_or_else(|e| usage_error(e)))
         .unwrap_or_default();
-    let config = Config {
+    Config {
         limits,
         official,
         fixtures,
+    }
+}
+
+async fn explore(args: ExploreArgs) -> i32 {
+    let config = config(&args.judge);
+    let options = exploring::Options {
+        seed: args.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0)
+        }),
+        cases: args.cases,
+        max_ops: args.max_ops,
+        shrink_runs: args.shrink_runs,
+        save_failures: args.save_failures,
     };
+    let found = match target(&args.target) {
+        Target::Stdio(c) => exploring::explore(&c, &config, &options).await,
+        Target::Http(c) => exploring::explore(c.as_ref(), &config, &options).await,
+    };
+    print!("{}", found.summary(&options));
+    match (&found.error, &found.failure) {
+        (Some(_), _) => exit::HARNESS,
+        (None, Some(_)) => exit::NONCONFORMANT,
+        (None, None) => exit::CONFORMANT,
+    }
+}
+
+async fn run(args: RunArgs) -> i32 {
+    let scenarios = selected(&args.library, &args.select);
+    let baseline = baseline(&args.reports, &args.library);
+    let config = config(&args.judge);
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())

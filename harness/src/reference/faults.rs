@@ -53,6 +53,8 @@ pub enum Fault {
     GetOverSse,
     CancelOnDisconnect,
     SharedTaskStore,
+    ThirdTaskReopens,
+    OverlappingResultsLoseMeta,
 }
 
 /// Faults that only the Streamable HTTP receiver can show.
@@ -62,7 +64,15 @@ pub const HTTP_ONLY: [Fault; 3] = [
     Fault::SharedTaskStore,
 ];
 
+/// Faults the fixed scenarios miss by design, which `taskcheck explore` must find.
+pub const EXPLORE_ONLY: [Fault; 2] = [Fault::ThirdTaskReopens, Fault::OverlappingResultsLoseMeta];
+
 impl FaultInfo {
+    /// Whether only random exploration (`taskcheck explore`) is expected to show the fault.
+    pub fn explore_only(&self) -> bool {
+        EXPLORE_ONLY.contains(&self.fault)
+    }
+
     /// Whether the fault shows only over Streamable HTTP (`reference --http`).
     pub fn http_only(&self) -> bool {
         HTTP_ONLY.contains(&self.fault)
@@ -130,6 +140,8 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: GetOverSse, name: "get-over-sse", rules: &["tasks.http.no-sse-for-get"], description: "(HTTP) tasks/get is answered on an SSE stream instead of plain JSON", may_also: &[] },
     FaultInfo { fault: CancelOnDisconnect, name: "cancel-on-disconnect", rules: &["tasks.http.disconnect-not-cancel"], description: "(HTTP) dropping the SSE stream of a waiting tasks/result cancels the task", may_also: &[] },
     FaultInfo { fault: SharedTaskStore, name: "shared-task-store", rules: &["tasks.security.bind-context", "tasks.security.no-list-without-identity"], description: "(HTTP) every session and credential sees one task store", may_also: &[] },
+    FaultInfo { fault: ThirdTaskReopens, name: "third-task-reopens", rules: &["tasks.lifecycle.terminal-final"], description: "(explore) the third task of a session, once completed, reports `working` from its second tasks/get on", may_also: &[] },
+    FaultInfo { fault: OverlappingResultsLoseMeta, name: "overlapping-results-lose-meta", rules: &["tasks.meta.result-related-task"], description: "(explore) once two tasks/result requests for a task wait at the same time, its results carry no related-task `_meta`", may_also: &[] },
     FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled", "tasks.lifecycle.terminal-final"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &[] },
 ];
 

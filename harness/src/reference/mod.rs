@@ -90,7 +90,9 @@ impl Reference {
         }
         if view == View::Get && t.status == TaskStatus::Completed {
             t.terminal_gets += 1;
-            if f.has(Fault::TerminalStatusChanges) && t.terminal_gets > 1 {
+            let reopens = f.has(Fault::TerminalStatusChanges)
+                || (f.has(Fault::ThirdTaskReopens) && t.ordinal == 3);
+            if reopens && t.terminal_gets > 1 {
                 status = TaskStatus::Working;
             }
         }
@@ -379,8 +381,10 @@ impl Reference {
         let mut store = self.lock();
         let t = store.get(id).ok_or_else(|| self.not_found(id))?;
         let meta = self.related_meta(id);
+        let drop_meta = self.faults.has(Fault::ResultWithoutRelatedTask)
+            || (self.faults.has(Fault::OverlappingResultsLoseMeta) && t.results_overlapped);
         let with_meta = |mut v: Value| {
-            if !self.faults.has(Fault::ResultWithoutRelatedTask) {
+            if !drop_meta {
                 if let Some(o) = v.as_object_mut() {
                     let m = o.entry("_meta").or_insert(json!({}));
                     if let (Some(m), Some(add)) = (m.as_object_mut(), meta.as_object()) {
@@ -430,9 +434,14 @@ impl Reference {
             if !t.status.is_terminal() && self.faults.has(Fault::ResultNotBlocking) {
                 return Err(invalid(format!("Task {id:?} has not finished")));
             }
+            t.results_waiting += 1;
+            t.results_overlapped |= t.results_waiting > 1;
             t.done.subscribe()
         };
         let _ = done.wait_for(|d| *d).await;
+        if let Some(t) = self.lock().get(&id) {
+            t.results_waiting -= 1;
+        }
         if self.faults.has(Fault::ResultOnce) {
             let mut store = self.lock();
             let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;

@@ -42,6 +42,11 @@ pub struct TaskRecord {
     pub terminal_gets: u32,
     /// tasks/result answers given (drives a fault).
     pub results_served: u32,
+    /// 1 for the session's first task, 2 for the second, ... (drives a fault).
+    pub ordinal: u64,
+    /// tasks/result requests waiting for the task now, and whether two ever waited at once.
+    pub results_waiting: u32,
+    pub results_overlapped: bool,
 }
 
 /// Every task, in creation order.
@@ -90,6 +95,9 @@ impl Store {
             reports: 0,
             terminal_gets: 0,
             results_served: 0,
+            ordinal: self.created,
+            results_waiting: 0,
+            results_overlapped: false,
         };
         self.tasks.insert(id.clone(), record);
         self.tasks.get_mut(&id).expect("just inserted")

@@ -327,6 +327,23 @@ async fn prerequisites(
     Ok(None)
 }
 
+/// Connects once, initializes, and lists the tools: what a receiver offers before any scenario.
+pub async fn probe<C: Connect>(
+    connector: &C,
+    limits: &Limits,
+) -> Result<(ServerInfo, Vec<Value>), String> {
+    let conn = connector
+        .connect(Peer::A)
+        .await
+        .map_err(|e| e.to_string())?;
+    let session = Session::start(conn, limits.request);
+    let info = session.initialize(json!({"elicitation": {}})).await?;
+    let tools = list_tools(&session).await.map_err(|e| match e {
+        Stop::Prerequisite(why) | Stop::Transport(why) => why,
+    })?;
+    Ok((info, tools))
+}
+
 /// Every tool the receiver lists, following cursors.
 async fn list_tools(session: &Session) -> Result<Vec<Value>, Stop> {
     let mut tools = Vec::new();

@@ -1,0 +1,329 @@
+//! `taskcheck explore`: model-based random testing of a live receiver. Random sequences of
+//! operations over the fixture tools run as scenarios, judged by the same steps, model and
+//! monitors as the library; a failing sequence is shrunk to a minimal one and saved as a
+//! scenario `taskcheck run` replays. The same seed gives the same sequences.
+
+pub mod ops;
+
+use crate::runner::{probe, run_scenario, Config, ScenarioRun};
+use crate::scenario::{self, Scenario};
+use crate::transport::Connect;
+use crate::verdict::{Check, Verdict};
+use ops::{Offer, Op};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
+use serde_json::Value;
+use std::future::Future;
+use std::path::PathBuf;
+
+/// What to explore.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Case `k` draws from seed `seed + k`, so one case replays alone with `--seed seed+k --cases 1`.
+    pub seed: u64,
+    pub cases: usize,
+    pub max_ops: usize,
+    /// Most runs spent shrinking a failure.
+    pub shrink_runs: usize,
+    /// Where the minimal failing scenario is written.
+    pub save_failures: Option<PathBuf>,
+}
+
+/// A failing case, shrunk.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub case_seed: u64,
+    pub rule: String,
+    pub verdict: Verdict,
+    pub message: String,
+    /// Length of the sequence as drawn.
+    pub drawn_ops: usize,
+    pub ops: Vec<Op>,
+    pub scenario: Scenario,
+    pub shrink_runs: usize,
+    /// Whether the minimal scenario failed again when run once more.
+    pub reproduced: bool,
+    pub saved: Option<PathBuf>,
+}
+
+/// What an exploration found.
+#[derive(Debug, Clone, Default)]
+pub struct Exploration {
+    pub cases_run: usize,
+    pub steps_run: usize,
+    /// The first failing case, if any (exploration stops there).
+    pub failure: Option<Failure>,
+    /// The receiver could not be probed, or the failure could not be saved.
+    pub error: Option<String>,
+}
+
+/// The first check that breaks a rule (or could not be judged for a transport reason).
+fn first_bad(run: &ScenarioRun) -> Option<&Check> {
+    run.checks.iter().find(|c| c.verdict >= Verdict::Warn)
+}
+
+fn rng(seed: u64) -> TestRunner {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    TestRunner::new_with_rng(
+        proptest::test_runner::Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    )
+}
+
+fn offer_of(capabilities: &Value, tools: &[Value], config: &Config) -> Offer {
+    let listed = |role: &&&str| {
+        let name = config.fixtures.tool_name(role);
+        tools
+            .iter()
+            .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    };
+    Offer {
+        list: capabilities.pointer("/tasks/list").is_some(),
+        cancel: capabilities.pointer("/tasks/cancel").is_some(),
+        tools: ops::TASK_TOOLS
+            .iter()
+            .filter(listed)
+            .map(|t| t.to_string())
+            .collect(),
+    }
+}
+
+/// Runs `options.cases` random cases; stops at the first failure, shrinks it and saves it.
+pub async fn explore<C: Connect>(connector: &C, config: &Config, options: &Options) -> Exploration {
+    let mut found = Exploration::default();
+    let (info, tools) = match probe(connector, &config.limits).await {
+        Ok(p) => p,
+        Err(e) => {
+            found.error = Some(format!("cannot probe the receiver: {e}"));
+            return found;
+        }
+    };
+    let offer = offer_of(&info.capabilities, &tools, config);
+    if info
+        .capabilities
+        .pointer("/tasks/requests/tools/call")
+        .is_none()
+        || offer.tools.is_empty()
+    {
+        found.error = Some(
+            "the receiver declares no task-augmented tools/call or lists no fixture tool (see `taskcheck list --fixtures`)"
+                .into(),
+        );
+        return found;
+    }
+    let strategy = ops::sequences(options.max_ops);
+    for case in 0..options.cases {
+        let case_seed = options.seed.wrapping_add(case as u64);
+        let name = |suffix: &str| format!("explore-{case_seed}{suffix}");
+        let Ok(tree) = strategy.new_tree(&mut rng(case_seed)) else {
+            continue;
+        };
+        let drawn = tree.current();
+        let first = ops::scenario(&name(""), "", &drawn, &offer);
+        if first.steps.is_empty() {
+            continue;
+        }
+        found.cases_run += 1;
+        found.steps_run += first.steps.len();
+        let run = run_scenario(connector, &first, config).await;
+        let Some(bad) = first_bad(&run).cloned() else {
+            continue;
+        };
+        let fails_alike = |run: &ScenarioRun| {
+            run.checks
+                .iter()
+                .any(|c| c.rule == bad.rule && c.verdict == bad.verdict)
+        };
+        let mut shrink = Shrink {
+            runs: 0,
+            budget: options.shrink_runs,
+        };
+        let minimal = shrink
+            .minimise(drawn.clone(), |ops| {
+                let s = ops::scenario(&name(""), "", ops, &offer);
+                async move {
+                    if s.steps.is_empty() {
+                        return false;
+                    }
+                    // twice, so a timing fluke does not become the minimal sequence
+                    for _ in 0..2 {
+                        if !fails_alike(&run_scenario(connector, &s, config).await) {
+                            return false;
+                        }
+                    }
+                    true
+                }
+            })
+            .await;
+        let shrink_runs = shrink.runs;
+        let steps = ops::scenario(&name(""), "", &minimal, &offer).steps.len();
+        let title = format!(
+            "explore seed {case_seed}: {steps} steps that make {} {}",
+            bad.rule,
+            bad.verdict.label()
+        );
+        let scenario = ops::scenario(&name(""), &title, &minimal, &offer);
+        let reproduced = fails_alike(&run_scenario(connector, &scenario, config).await);
+        let mut failure = Failure {
+            case_seed,
+            rule: bad.rule.clone(),
+            verdict: bad.verdict,
+            message: bad.message.clone(),
+            drawn_ops: drawn.len(),
+            ops: minimal,
+            scenario,
+            shrink_runs,
+            reproduced,
+            saved: None,
+        };
+        if let Some(dir) = &options.save_failures {
+            let path = dir.join(format!("{}.yaml", failure.scenario.id));
+            let written = std::fs::create_dir_all(dir)
+                .and_then(|_| std::fs::write(&path, scenario::print(&failure.scenario)));
+            match written {
+                Ok(()) => failure.saved = Some(path),
+                Err(e) => found.error = Some(format!("cannot write {}: {e}", path.display())),
+            }
+        }
+        found.failure = Some(failure);
+        break;
+    }
+    found
+}
+
+/// Delta debugging over a failing sequence: drop ever smaller runs of operations, keeping
+/// every removal after which it still fails. Durations stay as drawn: timing-dependent
+/// failures need them.
+struct Shrink {
+    runs: usize,
+    budget: usize,
+}
+
+impl Shrink {
+    async fn minimise<F, Fut>(&mut self, mut ops: Vec<Op>, fails: F) -> Vec<Op>
+    where
+        F: Fn(&[Op]) -> Fut,
+        Fut: Future<Output = bool>,
+    {
+        let mut chunk = ops.len().div_ceil(2).max(1);
+        loop {
+            let mut at = 0;
+            while at < ops.len() && self.runs < self.budget {
+                let mut candidate = ops.clone();
+                candidate.drain(at..(at + chunk).min(ops.len()));
+                self.runs += 1;
+                if !candidate.is_empty() && fails(&candidate).await {
+                    ops = candidate;
+                } else {
+                    at += chunk;
+                }
+            }
+            if chunk == 1 || self.runs >= self.budget {
+                break;
+            }
+            chunk = chunk.div_ceil(2);
+        }
+        ops
+    }
+}
+
+impl Exploration {
+    /// The human summary `taskcheck explore` prints.
+    pub fn summary(&self, options: &Options) -> String {
+        let mut out = format!(
+            "explore: {} case(s), {} step(s), seeds {}..{}\n",
+            self.cases_run,
+            self.steps_run,
+            options.seed,
+            options.seed.wrapping_add(options.cases as u64)
+        );
+        if let Some(f) = &self.failure {
+            out += &format!(
+                "FAIL seed {}: {} {}: {}\nshrunk from {} to {} op(s) in {} run(s); {}\n",
+                f.case_seed,
+                f.rule,
+                f.verdict.label(),
+                f.message,
+                f.drawn_ops,
+                f.ops.len(),
+                f.shrink_runs,
+                if f.reproduced {
+                    "the minimal sequence fails again"
+                } else {
+                    "the minimal sequence did not fail again (timing-dependent?)"
+                }
+            );
+            out += &format!("replay one case: --seed {} --cases 1\n", f.case_seed);
+            match &f.saved {
+                Some(p) => {
+                    out += &format!(
+                        "saved {}; replay: taskcheck run --scenarios {} --scenario {}\n",
+                        p.display(),
+                        p.parent()
+                            .map(|d| d.display().to_string())
+                            .unwrap_or_default(),
+                        f.scenario.id
+                    )
+                }
+                None => out += &format!("---\n{}", scenario::print(&f.scenario)),
+            }
+        } else if self.error.is_none() {
+            out += "no failure found\n";
+        }
+        if let Some(e) = &self.error {
+            out += &format!("error: {e}\n");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drawn(seed: u64) -> Vec<Op> {
+        ops::sequences(24)
+            .new_tree(&mut rng(seed))
+            .unwrap()
+            .current()
+    }
+
+    fn everything() -> Offer {
+        Offer {
+            list: true,
+            cancel: true,
+            tools: ops::TASK_TOOLS.iter().map(|t| t.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_same_seed_draws_the_same_sequence() {
+        assert_eq!(drawn(42), drawn(42));
+        assert_ne!(drawn(42), drawn(43));
+    }
+
+    #[test]
+    fn every_drawn_sequence_prints_as_a_scenario_that_parses_back() {
+        for seed in 0..200 {
+            let s = ops::scenario(&format!("explore-{seed}"), "t", &drawn(seed), &everything());
+            let back = scenario::parse(&scenario::print(&s), "saved.yaml")
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            assert_eq!(back, s);
+        }
+    }
+
+    #[test]
+    fn shrinking_finds_the_one_operation_that_matters() {
+        let ops: Vec<Op> = (0..20).map(Op::Wait).collect();
+        let mut shrink = Shrink {
+            runs: 0,
+            budget: 1000,
+        };
+        let minimal = futures::executor::block_on(
+            shrink.minimise(ops, |o| std::future::ready(o.contains(&Op::Wait(13)))),
+        );
+        assert_eq!(minimal, vec![Op::Wait(13)]);
+        assert!(shrink.runs < 40, "{} runs", shrink.runs);
+    }
+}

@@ -1,0 +1,128 @@
+//! `taskcheck explore` against the reference receiver: clean without a fault, and for the
+//! faults the fixed scenarios miss by design it finds, shrinks and saves a scenario that
+//! `taskcheck run` replays (failing the faulty receiver, passing the correct one).
+
+mod common;
+
+use common::*;
+use mcp_taskcheck::reference::faults::FAULTS;
+
+fn explore(receiver: &str, extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["explore", "--stdio", receiver];
+    args.extend_from_slice(extra);
+    let out = taskcheck(&args);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn explore_finds_nothing_wrong_with_the_reference_receiver() {
+    let (code, out) = explore(&reference(&[]), &["--seed", "1", "--cases", "40"]);
+    assert_eq!(code, 0, "{out}");
+    let cases: usize = out
+        .strip_prefix("explore: ")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(cases >= 30, "only {cases} cases ran\n{out}");
+    assert!(out.contains("no failure found"), "{out}");
+}
+
+#[test]
+fn explore_over_http_is_clean_too() {
+    let server = HttpReference::start(&[]);
+    let out = taskcheck(&[
+        "explore",
+        "--url",
+        &server.url,
+        "--seed",
+        "3",
+        "--cases",
+        "10",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+}
+
+/// Each explore-only fault, with a seed whose cases reach it.
+const FOUND: [(&str, &str, &str); 2] = [
+    ("third-task-reopens", "7", "tasks.lifecycle.terminal-final"),
+    (
+        "overlapping-results-lose-meta",
+        "2",
+        "tasks.meta.result-related-task",
+    ),
+];
+
+#[test]
+fn every_explore_only_fault_is_listed_here() {
+    let explore_only: Vec<&str> = FAULTS
+        .iter()
+        .filter(|f| f.explore_only())
+        .map(|f| f.name)
+        .collect();
+    assert_eq!(
+        explore_only,
+        FOUND.iter().map(|(f, _, _)| *f).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn explore_finds_shrinks_and_saves_a_replayable_failure_for_each_explore_only_fault() {
+    let problems = in_parallel(&FOUND, 2, |(fault, seed, rule)| {
+        let dir = temp_path(&format!("explore-{fault}"));
+        let faulty = reference(&[fault]);
+        let (code, out) = explore(
+            &faulty,
+            &[
+                "--seed",
+                seed,
+                "--cases",
+                "30",
+                "--save-failures",
+                dir.to_str().unwrap(),
+            ],
+        );
+        let mut problems = Vec::new();
+        if code != 1 || !out.contains(rule) || !out.contains("the minimal sequence fails again") {
+            problems.push(format!("{fault}: explore exit {code}\n{out}"));
+            return problems;
+        }
+        let saved: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+        let [file] = saved.as_slice() else {
+            problems.push(format!("{fault}: saved {} files", saved.len()));
+            return problems;
+        };
+        let id = file
+            .path()
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read_to_string(file.path()).unwrap();
+        let steps = text.matches("\n- ").count();
+        if !(1..=12).contains(&steps) {
+            problems.push(format!(
+                "{fault}: the minimal scenario has {steps} steps\n{text}"
+            ));
+        }
+        let replay = |receiver: &str, tag: &str| {
+            run(
+                receiver,
+                &["--scenarios", dir.to_str().unwrap(), "--scenario", &id],
+                &format!("{tag}-{fault}"),
+            )
+        };
+        let (code, out, doc) = replay(&faulty, "replay");
+        if code != 1 || !rules_with(&doc, &["fail"]).contains(&rule.to_string()) {
+            problems.push(format!("{fault}: replaying {id} gave exit {code}\n{out}"));
+        }
+        let (code, out, _) = replay(&reference(&[]), "replay-clean");
+        if code != 0 {
+            problems.push(format!("{fault}: {id} accuses the correct receiver\n{out}"));
+        }
+        problems
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
