@@ -138,6 +138,7 @@ mod tests {
         ));
         let many = "data: 1234\n\n".repeat(100);
         assert_eq!(run(&[&many], 20).len(), 100);
+        // a final lone CR waits for a possible LF, so the stream ends with an LF-ended event
         let cr_only = "data: 1234\r\r".repeat(100) + "data: end\n\n";
         assert_eq!(run(&[&cr_only], 20).len(), 101);
     }
