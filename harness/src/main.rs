@@ -48,6 +48,12 @@ enum Command {
         /// List the faults and the rule each breaks.
         #[arg(long)]
         list_faults: bool,
+        /// Break the stdio transport instead of a rule (garbage, hangs, exits); see --list-hostile.
+        #[arg(long, value_name = "MODE", conflicts_with = "http")]
+        hostile: Option<String>,
+        /// List the hostile modes.
+        #[arg(long)]
+        list_hostile: bool,
     },
     /// List the scenarios a selection picks, and every rule (or the fixture contract).
     List {
@@ -321,16 +327,29 @@ async fn dispatch(cli: Cli) -> i32 {
             list_faults,
             http,
             json_response,
+            hostile,
+            list_hostile,
         } => {
             if list_faults {
                 print!("{}", inspect::fault_list());
                 return exit::CONFORMANT;
             }
+            if list_hostile {
+                print!("{}", reference::hostile::list());
+                return exit::CONFORMANT;
+            }
+            let hostile = hostile.map(|name| {
+                reference::hostile::by_name(&name).unwrap_or_else(|| {
+                    usage_error(format!(
+                        "unknown hostile mode {name:?} (see `taskcheck reference --list-hostile`)"
+                    ))
+                })
+            });
             let faults =
                 reference::faults::Faults::from_names(&faults).unwrap_or_else(|e| usage_error(e));
             let served = match http {
                 Some(addr) => reference::http::serve_http(faults, addr, json_response).await,
-                None => reference::serve_stdio(faults).await,
+                None => reference::serve_stdio(faults, hostile).await,
             };
             match served {
                 Ok(()) => exit::CONFORMANT,

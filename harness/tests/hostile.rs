@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use mcp_taskcheck::reference::hostile::HOSTILE;
 use std::time::{Duration, Instant};
 
 const INIT_REPLY: &str = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"hostile","version":"0"}}}"#;
@@ -124,4 +125,58 @@ fn ctrl_c_kills_every_spawned_receiver() {
         no_process_matches("sleep 987654"),
         "a receiver survived Ctrl-C"
     );
+}
+
+/// The cause taskcheck must name for each `reference --hostile` mode.
+const HOSTILE_CAUSES: [(&str, &str); 10] = [
+    ("garbage", "invalid output (trace #4): not JSON"),
+    (
+        "huge-line",
+        "message of 67108864 bytes exceeds the 8388608-byte limit",
+    ),
+    ("invalid-utf8", "message is not valid UTF-8"),
+    ("not-jsonrpc", "not a JSON-RPC 2.0 message"),
+    ("wrong-ids", "no response to initialize within 500 ms"),
+    (
+        "silent-after-init",
+        "no response to tools/list within 500 ms",
+    ),
+    (
+        "one-byte-per-second",
+        "no response to initialize within 500 ms",
+    ),
+    (
+        "exit-mid-run",
+        "connection lost: the receiver closed its stdout",
+    ),
+    ("exit-before-init", "initialize failed: connection lost"),
+    ("close-stdout", "no response to tools/list within 500 ms"),
+];
+
+#[test]
+fn every_hostile_mode_ends_in_a_named_harness_error_with_no_process_left() {
+    let modes: Vec<&str> = HOSTILE.iter().map(|h| h.name).collect();
+    assert_eq!(
+        modes,
+        HOSTILE_CAUSES.iter().map(|(m, _)| *m).collect::<Vec<_>>(),
+        "every hostile mode needs its expected cause here"
+    );
+    let problems = in_parallel(&HOSTILE_CAUSES, 4, |(mode, cause)| {
+        let result = std::panic::catch_unwind(|| {
+            assert_harness_error(
+                &format!("{BIN} reference --hostile {mode}"),
+                &format!("hostile-{mode}"),
+                cause,
+                &format!("reference --hostile {mode}"),
+            )
+        });
+        match result {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![format!(
+                "{mode}: {}",
+                e.downcast_ref::<String>().cloned().unwrap_or_default()
+            )],
+        }
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }

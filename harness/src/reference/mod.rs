@@ -2,6 +2,7 @@
 //! model, with `--fault` switches that each break one rule.
 
 pub mod faults;
+pub mod hostile;
 pub mod http;
 mod store;
 mod tools;
@@ -11,6 +12,7 @@ use crate::model::TaskStatus;
 use crate::spec::PROTOCOL_VERSION;
 use crate::wire::{self, code, Message, Outcome};
 use faults::{Fault, Faults};
+use hostile::Hostile;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -619,15 +621,29 @@ impl Reference {
     }
 }
 
-/// Serves the reference receiver on stdin/stdout until stdin closes.
-pub async fn serve_stdio(faults: Faults) -> std::io::Result<()> {
+/// Serves the reference receiver on stdin/stdout until stdin closes; `hostile` breaks the
+/// transport on purpose.
+pub async fn serve_stdio(faults: Faults, hostile: Option<Hostile>) -> std::io::Result<()> {
+    if hostile == Some(Hostile::ExitBeforeInit) {
+        std::process::exit(1);
+    }
     let (out, mut rx) = mpsc::unbounded_channel::<Value>();
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
+        let mut sent = 0;
         while let Some(msg) = rx.recv().await {
-            let mut line = msg.to_string();
-            line.push('\n');
-            if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+            let written = match hostile {
+                Some(mode) => hostile::write(mode, sent, msg, &mut stdout).await,
+                None => {
+                    let mut line = msg.to_string();
+                    line.push('\n');
+                    stdout.write_all(line.as_bytes()).await.is_ok() && stdout.flush().await.is_ok()
+                }
+            };
+            sent += 1;
+            if !written {
+                // keep draining so the receiver stays alive (close-stdout) without output
+                while rx.recv().await.is_some() {}
                 return;
             }
         }
