@@ -472,10 +472,11 @@ async fn explore(args: ExploreArgs) -> i32 {
         Target::Http(c) => exploring::explore(c.as_ref(), &config, &options).await,
     };
     print!("{}", found.summary(&options));
-    match (&found.error, &found.failure) {
+    let violated = found.failure.is_some() || !found.unreproduced.is_empty();
+    match (&found.error, violated) {
         (Some(_), _) => exit::HARNESS,
-        (None, Some(_)) => exit::NONCONFORMANT,
-        (None, None) => exit::CONFORMANT,
+        (None, true) => exit::NONCONFORMANT,
+        (None, false) => exit::CONFORMANT,
     }
 }
 

@@ -50,7 +50,7 @@ const FOUND: [(&str, &str, &str); 2] = [
     ("third-task-reopens", "7", "tasks.lifecycle.terminal-final"),
     (
         "overlapping-results-lose-meta",
-        "2",
+        "11",
         "tasks.meta.result-related-task",
     ),
 ];

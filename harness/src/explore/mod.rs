@@ -46,13 +46,25 @@ pub struct Failure {
     pub saved: Option<PathBuf>,
 }
 
+/// A case that failed once but not when run again: a real violation seen on the wire, too
+/// timing-dependent to shrink.
+#[derive(Debug, Clone)]
+pub struct Unreproduced {
+    pub case_seed: u64,
+    pub rule: String,
+    pub verdict: Verdict,
+    pub message: String,
+}
+
 /// What an exploration found.
 #[derive(Debug, Clone, Default)]
 pub struct Exploration {
     pub cases_run: usize,
     pub steps_run: usize,
-    /// The first failing case, if any (exploration stops there).
+    /// The first case that failed twice in a row, shrunk (exploration stops there).
     pub failure: Option<Failure>,
+    /// Cases that failed once and passed on the rerun, before `failure` was found.
+    pub unreproduced: Vec<Unreproduced>,
     /// The receiver could not be probed, or the failure could not be saved.
     pub error: Option<String>,
 }
@@ -135,6 +147,16 @@ pub async fn explore<C: Connect>(connector: &C, config: &Config, options: &Optio
                 .iter()
                 .any(|c| c.rule == bad.rule && c.verdict == bad.verdict)
         };
+        // a failure is shrunk only if it recurs: a fluke would shrink to nothing useful
+        if !fails_alike(&run_scenario(connector, &first, config).await) {
+            found.unreproduced.push(Unreproduced {
+                case_seed,
+                rule: bad.rule.clone(),
+                verdict: bad.verdict,
+                message: bad.message.clone(),
+            });
+            continue;
+        }
         let mut shrink = Shrink {
             runs: 0,
             budget: options.shrink_runs,
@@ -268,7 +290,17 @@ impl Exploration {
                 }
                 None => out += &format!("---\n{}", scenario::print(&f.scenario)),
             }
-        } else if self.error.is_none() {
+        }
+        for u in &self.unreproduced {
+            out += &format!(
+                "FAIL seed {} (once; passed when run again, not shrunk): {} {}: {}\n",
+                u.case_seed,
+                u.rule,
+                u.verdict.label(),
+                u.message
+            );
+        }
+        if self.failure.is_none() && self.unreproduced.is_empty() && self.error.is_none() {
             out += "no failure found\n";
         }
         if let Some(e) = &self.error {
