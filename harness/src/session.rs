@@ -3,7 +3,7 @@
 
 use crate::spec::PROTOCOL_VERSION;
 use crate::trace::{Direction, Trace};
-use crate::transport::{Connection, Incoming, Received};
+use crate::transport::{Connection, Incoming, Outgoing, Received};
 use crate::wire::{self, Message, Outcome};
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
@@ -21,6 +21,16 @@ pub struct Reply {
     pub seq: u64,
     pub outcome: Outcome,
     pub elapsed: Duration,
+}
+
+/// What came back for raw text (`Session::send_raw`).
+#[derive(Debug, Clone)]
+pub struct RawReply {
+    /// Trace sequence number of the text sent.
+    pub asked: u64,
+    /// The response (trace sequence number and outcome), if one came in time. An HTTP
+    /// refusal without a JSON-RPC error is an error outcome with `httpStatus` and no `code`.
+    pub answer: Option<(u64, Outcome)>,
 }
 
 /// A request or notification the receiver sent to taskcheck (`id` is null for a notification).
@@ -129,7 +139,7 @@ impl ServerInfo {
 
 /// One live session.
 pub struct Session {
-    outgoing: mpsc::Sender<Value>,
+    outgoing: mpsc::Sender<Outgoing>,
     pub trace: Trace,
     pending: Pending,
     inbox: Arc<Mailboxes>,
@@ -184,15 +194,58 @@ impl Session {
     }
 
     async fn send(&self, msg: Value) -> Result<u64, RequestError> {
+        let seq = self.trace.record(Direction::Out, Some(msg.clone()), None);
+        self.put(Outgoing::Message(msg)).await.map(|_| seq)
+    }
+
+    async fn put(&self, outgoing: Outgoing) -> Result<(), RequestError> {
         if let Some(why) = self.closed_reason() {
             return Err(RequestError::Closed(why));
         }
-        let seq = self.trace.record(Direction::Out, Some(msg.clone()), None);
         self.outgoing
-            .send(msg)
+            .send(outgoing)
             .await
-            .map_err(|_| RequestError::Closed("the transport stopped".into()))?;
-        Ok(seq)
+            .map_err(|_| RequestError::Closed("the transport stopped".into()))
+    }
+
+    /// Sends `text` as it is (it need not be JSON-RPC) and waits up to `wait` for a response
+    /// whose id is one of `ids` (null: the answer to input whose id cannot be read).
+    pub async fn send_raw(
+        &self,
+        text: &str,
+        ids: &[Value],
+        wait: Duration,
+    ) -> Result<RawReply, RequestError> {
+        let mut waiters = Vec::new();
+        for id in ids {
+            let (tx, rx) = oneshot::channel();
+            self.pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(id_key(id), tx);
+            waiters.push(rx);
+        }
+        let asked = self.trace.record(Direction::Out, None, Some(text));
+        let sent = self.put(Outgoing::Raw(text.to_string())).await;
+        let answer = match (&sent, waiters.is_empty()) {
+            (Ok(()), false) => {
+                let first = futures::future::select_all(waiters);
+                let mut closed = self.closed.clone();
+                tokio::select! {
+                    (r, _, _) = first => r.ok(),
+                    _ = tokio::time::sleep(wait) => None,
+                    _ = closed.wait_for(Option::is_some) => None,
+                }
+            }
+            _ => None,
+        };
+        for id in ids {
+            self.pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id_key(id));
+        }
+        sent.map(|()| RawReply { asked, answer })
     }
 
     /// Sends a request and waits for its response, at most `timeout`.
@@ -318,7 +371,7 @@ impl Session {
 /// Routes everything the receiver sends: responses to waiters, requests to the queue.
 async fn route(
     mut incoming: mpsc::Receiver<Incoming>,
-    outgoing: mpsc::Sender<Value>,
+    outgoing: mpsc::Sender<Outgoing>,
     trace: Trace,
     pending: Pending,
     inbox: Arc<Mailboxes>,
@@ -356,7 +409,7 @@ async fn route(
                     Message::Request { id, method, .. } if method == "ping" => {
                         let answer = wire::result(&id, json!({}));
                         trace.record(Direction::Out, Some(answer.clone()), None);
-                        let _ = outgoing.send(answer).await;
+                        let _ = outgoing.send(Outgoing::Message(answer)).await;
                     }
                     Message::Request { id, method, params } => {
                         inbox.requests.push(Inbound {
@@ -381,6 +434,23 @@ async fn route(
                 close(format!(
                     "the receiver sent invalid output (trace #{seq}): {error}: {raw:?}"
                 ));
+            }
+            Incoming::Refused { id, status, body } => {
+                let text = format!("HTTP {status}: {body}");
+                let seq = trace.record_via(
+                    Direction::In,
+                    None,
+                    Some(&text),
+                    Some(format!("POST HTTP {status}")),
+                );
+                let waiter = pending
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&id_key(&id));
+                if let Some(tx) = waiter {
+                    let refusal = json!({"httpStatus": status, "message": body});
+                    let _ = tx.send((seq, Outcome::Error(refusal)));
+                }
             }
             Incoming::Log(line) => {
                 trace.record(Direction::Stderr, None, Some(&line));

@@ -104,10 +104,12 @@ pub fn classify(value: &Value) -> Result<Message, DecodeError> {
             None => Ok(Message::Notification { method, params }),
         };
     }
-    let id = obj
-        .get("id")
-        .ok_or_else(|| DecodeError::NotJsonRpc("neither `method` nor `id`".into()))?
-        .clone();
+    // the schema lets an error response leave out `id` (it answers input whose id is unreadable)
+    let id = match (obj.get("id"), obj.get("error")) {
+        (Some(id), _) => id.clone(),
+        (None, Some(_)) => Value::Null,
+        (None, None) => return Err(DecodeError::NotJsonRpc("neither `method` nor `id`".into())),
+    };
     match (obj.get("result"), obj.get("error")) {
         (Some(r), None) => Ok(Message::Response {
             id,
@@ -126,7 +128,8 @@ pub fn classify(value: &Value) -> Result<Message, DecodeError> {
     }
 }
 
-fn is_valid_id(id: &Value) -> bool {
+/// Whether a request id is one JSON-RPC allows here (a string or an integer).
+pub fn is_valid_id(id: &Value) -> bool {
     id.is_string() || id.is_i64() || id.is_u64()
 }
 

@@ -3,7 +3,7 @@
 //! id and protocol version go on every request after initialize; DELETE ends the session.
 
 use super::sse::{self, SseError};
-use super::{Connect, ConnectError, Connection, Incoming, Peer};
+use super::{Connect, ConnectError, Connection, Incoming, Outgoing, Peer};
 use crate::spec::PROTOCOL_VERSION;
 use crate::trace::preview;
 use crate::wire::{self, DecodeError, Message};
@@ -200,7 +200,7 @@ impl Connect for HttpConnector {
         };
         headers.extend(auth.clone());
         let (in_tx, in_rx) = mpsc::channel(1024);
-        let (out_tx, out_rx) = mpsc::channel::<Value>(64);
+        let (out_tx, out_rx) = mpsc::channel::<Outgoing>(64);
         let shared = Arc::new(Shared {
             client: self.client.clone(),
             url: self.url.clone(),
@@ -246,8 +246,9 @@ impl Connect for HttpConnector {
 }
 
 /// POSTs every outgoing message, each on its own task so a long stream never blocks the rest.
-async fn send_all(shared: Arc<Shared>, mut out: mpsc::Receiver<Value>) {
-    while let Some(msg) = out.recv().await {
+async fn send_all(shared: Arc<Shared>, mut out: mpsc::Receiver<Outgoing>) {
+    while let Some(outgoing) = out.recv().await {
+        let msg = outgoing.value();
         let method = msg
             .get("method")
             .and_then(Value::as_str)
@@ -259,11 +260,11 @@ async fn send_all(shared: Arc<Shared>, mut out: mpsc::Receiver<Value>) {
         };
         if method == "initialize" {
             // nothing else is sent before the answer, and the session id must be known first
-            post(shared.clone(), msg).await;
+            post(shared.clone(), outgoing).await;
             continue;
         }
         let initialized = method == "notifications/initialized";
-        let task = tokio::spawn(post(shared.clone(), msg));
+        let task = tokio::spawn(post(shared.clone(), outgoing));
         shared.track(task.abort_handle(), request_id);
         if initialized {
             let _ = task.await;
@@ -274,7 +275,9 @@ async fn send_all(shared: Arc<Shared>, mut out: mpsc::Receiver<Value>) {
 }
 
 /// Sends one message and hands what comes back to the session.
-async fn post(shared: Arc<Shared>, msg: Value) {
+async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
+    let msg = outgoing.value();
+    let raw = matches!(outgoing, Outgoing::Raw(_));
     let method = msg
         .get("method")
         .and_then(Value::as_str)
@@ -286,7 +289,7 @@ async fn post(shared: Arc<Shared>, msg: Value) {
         .request(reqwest::Method::POST, after_init)
         .header(ACCEPT, "application/json, text/event-stream")
         .header(CONTENT_TYPE, "application/json")
-        .body(msg.to_string())
+        .body(outgoing.text())
         .send()
         .await;
     let response = match sent {
@@ -313,10 +316,12 @@ async fn post(shared: Arc<Shared>, msg: Value) {
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
-    if status == StatusCode::ACCEPTED && !is_request {
+    if status == StatusCode::ACCEPTED && (!is_request || raw) {
         return;
     }
-    if status.is_success() && is_request {
+    // a raw input that is no well-formed request may still be answered with a JSON-RPC error
+    let answerable = is_request || (raw && !content_type.is_empty());
+    if status.is_success() && answerable {
         if content_type.starts_with("text/event-stream") {
             let id = msg.get("id").cloned().unwrap_or(Value::Null);
             return read_request_stream(&shared, response, &what, &id).await;
@@ -339,6 +344,9 @@ async fn post(shared: Arc<Shared>, msg: Value) {
             ))
             .await;
     }
+    if status.is_success() && raw {
+        return;
+    }
     if status.is_success() {
         return shared
             .close(format!(
@@ -359,15 +367,25 @@ async fn post(shared: Arc<Shared>, msg: Value) {
             .await;
     }
     // an HTTP error may carry a JSON-RPC error for the request: judge that, not the status
-    if let (true, Ok(mut error)) = (is_request, serde_json::from_slice::<Value>(&body)) {
+    if let (true, Ok(mut error)) = (is_request || raw, serde_json::from_slice::<Value>(&body)) {
         if error.get("error").is_some() && error.get("result").is_none() {
-            if error.get("id").is_none_or(Value::is_null) {
+            if !raw && error.get("id").is_none_or(Value::is_null) {
                 error["id"] = msg.get("id").cloned().unwrap_or(json!(null));
             }
             let via = format!("POST HTTP {}", status.as_u16());
             let _ = shared.deliver(error.to_string().as_bytes(), &via).await;
             return;
         }
+    }
+    if raw && status.is_client_error() {
+        // refusing a malformed input is an answer to it, not the end of the session
+        let refused = Incoming::Refused {
+            id: msg.get("id").cloned().unwrap_or(Value::Null),
+            status: status.as_u16(),
+            body: one_line(&String::from_utf8_lossy(&body), 300),
+        };
+        let _ = shared.events.send(refused).await;
+        return;
     }
     shared
         .close(format!(

@@ -21,6 +21,39 @@ pub enum Incoming {
     Log(String),
     /// The connection ended, with the cause.
     Closed(String),
+    /// HTTP: the receiver refused a raw input (`Outgoing::Raw`) with an error status and no
+    /// JSON-RPC error; `id` is the input's request id, if it had one.
+    Refused {
+        id: Value,
+        status: u16,
+        body: String,
+    },
+}
+
+/// What taskcheck sends: a message, or raw text that need not be JSON-RPC (`fuzz-wire`).
+#[derive(Debug, Clone)]
+pub enum Outgoing {
+    Message(Value),
+    /// One line of text sent as it is (over stdio a newline is added).
+    Raw(String),
+}
+
+impl Outgoing {
+    /// The text on the wire.
+    pub fn text(&self) -> String {
+        match self {
+            Outgoing::Message(v) => v.to_string(),
+            Outgoing::Raw(s) => s.clone(),
+        }
+    }
+
+    /// The message as JSON, or null when the text is not JSON.
+    pub fn value(&self) -> Value {
+        match self {
+            Outgoing::Message(v) => v.clone(),
+            Outgoing::Raw(s) => serde_json::from_str(s).unwrap_or(Value::Null),
+        }
+    }
 }
 
 /// One decoded message, and how it came where the transport has several ways (`POST
@@ -45,7 +78,7 @@ impl Incoming {
 
 /// A live connection to a receiver; dropping it stops the receiver.
 pub struct Connection {
-    pub outgoing: mpsc::Sender<Value>,
+    pub outgoing: mpsc::Sender<Outgoing>,
     pub incoming: mpsc::Receiver<Incoming>,
     /// Held for its Drop: kills what the transport spawned (or ends the HTTP session).
     pub guard: Box<dyn Send + Sync>,

@@ -1,9 +1,8 @@
 //! stdio transport: the receiver is a spawned command speaking newline-delimited JSON.
 
-use super::{Connect, ConnectError, Connection, Incoming, Peer};
+use super::{Connect, ConnectError, Connection, Incoming, Outgoing, Peer};
 use crate::trace::preview;
 use crate::wire;
-use serde_json::Value;
 use std::collections::HashSet;
 use std::process::Stdio;
 use std::sync::{Mutex, OnceLock};
@@ -79,7 +78,7 @@ impl Connect for StdioConnector {
         let stderr = child.stderr.take().expect("stderr is piped");
 
         let (in_tx, in_rx) = mpsc::channel(1024);
-        let (out_tx, out_rx) = mpsc::channel::<Value>(64);
+        let (out_tx, out_rx) = mpsc::channel::<Outgoing>(64);
         tokio::spawn(write_lines(stdin, out_rx, in_tx.clone()));
         tokio::spawn(read_messages(stdout, self.max_line, in_tx.clone()));
         tokio::spawn(read_stderr(stderr, in_tx.clone()));
@@ -115,11 +114,11 @@ async fn watch_exit(mut child: Child, events: mpsc::Sender<Incoming>) {
 
 async fn write_lines(
     mut stdin: tokio::process::ChildStdin,
-    mut out: mpsc::Receiver<Value>,
+    mut out: mpsc::Receiver<Outgoing>,
     events: mpsc::Sender<Incoming>,
 ) {
     while let Some(msg) = out.recv().await {
-        let mut line = msg.to_string();
+        let mut line = msg.text();
         line.push('\n');
         let written = async {
             stdin.write_all(line.as_bytes()).await?;
