@@ -1,5 +1,6 @@
 //! Text for `list`, `explain` and the fault listing: what the catalogue, scenarios and faults hold.
 
+use crate::fuzzwire::FUZZ_WIRE_RULES;
 use crate::monitor::{CONDUCT_RULES, MONITOR_RULES};
 use crate::reference::faults::FAULTS;
 use crate::scenario::Scenario;
@@ -17,6 +18,9 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
     }
     if CONDUCT_RULES.contains(&rule) {
         out.push("self-check".into());
+    }
+    if FUZZ_WIRE_RULES.contains(&rule) {
+        out.push("fuzz-wire".into());
     }
     out
 }

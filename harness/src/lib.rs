@@ -5,6 +5,7 @@ pub mod exit;
 pub mod explore;
 pub mod fixtures;
 pub mod fuzzing;
+pub mod fuzzwire;
 pub mod inspect;
 pub mod load;
 pub mod matcher;

@@ -11,7 +11,7 @@ use mcp_taskcheck::scenario::{self, Scenario};
 use mcp_taskcheck::schema::SchemaSet;
 use mcp_taskcheck::transport::http::{parse_header, HttpConnector};
 use mcp_taskcheck::transport::stdio::{kill_all_groups, StdioConnector};
-use mcp_taskcheck::{exit, inspect, load, offline, reference, spec, suite};
+use mcp_taskcheck::{exit, fuzzwire, inspect, load, offline, reference, spec, suite, verdict};
 use reqwest::header::HeaderMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -71,6 +71,9 @@ enum Command {
     /// Random operation sequences against a receiver, judged like scenarios; a failure is
     /// shrunk to a minimal sequence and saved as a replayable scenario.
     Explore(Box<ExploreArgs>),
+    /// Malformed and edge-case messages, each in a fresh session: the answers are judged
+    /// against JSON-RPC 2.0 and the Tasks error rules, and the receiver must still answer ping.
+    FuzzWire(Box<FuzzWireArgs>),
     /// Judge a recorded trace (the JSON lines `run --trace` writes) offline, with the monitors.
     Check {
         /// The trace file.
@@ -266,6 +269,29 @@ struct ExploreArgs {
     save_failures: Option<PathBuf>,
 }
 
+#[derive(clap::Args)]
+struct FuzzWireArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    judge: JudgeArgs,
+    /// Case k draws its input from seed N+k (default: from the clock, printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// How many inputs to send.
+    #[arg(long, default_value_t = 200)]
+    cases: usize,
+    /// Start no case after this many seconds.
+    #[arg(long, default_value_t = 300)]
+    time_s: u64,
+    /// Write the first case that breaks each rule here, as a file --replay sends again.
+    #[arg(long, value_name = "DIR")]
+    save_failures: Option<PathBuf>,
+    /// Send one saved case again and judge it (instead of random cases).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "cases", "save_failures"])]
+    replay: Option<PathBuf>,
+}
+
 fn usage_error(message: impl std::fmt::Display) -> ! {
     eprintln!("taskcheck: {message}");
     std::process::exit(exit::USAGE);
@@ -322,6 +348,7 @@ async fn dispatch(cli: Cli) -> i32 {
         Command::Run(args) => run(*args).await,
         Command::Load(args) => load(*args).await,
         Command::Explore(args) => explore(*args).await,
+        Command::FuzzWire(args) => fuzz_wire(*args).await,
         Command::Reference {
             faults,
             list_faults,
@@ -456,12 +483,7 @@ fn config(args: &JudgeArgs) -> Config {
 async fn explore(args: ExploreArgs) -> i32 {
     let config = config(&args.judge);
     let options = exploring::Options {
-        seed: args.seed.unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0)
-        }),
+        seed: args.seed.unwrap_or_else(clock_seed),
         cases: args.cases,
         max_ops: args.max_ops,
         shrink_runs: args.shrink_runs,
@@ -476,6 +498,54 @@ async fn explore(args: ExploreArgs) -> i32 {
     match (&found.error, violated) {
         (Some(_), _) => exit::HARNESS,
         (None, true) => exit::NONCONFORMANT,
+        (None, false) => exit::CONFORMANT,
+    }
+}
+
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+async fn fuzz_wire(args: FuzzWireArgs) -> i32 {
+    let config = config(&args.judge);
+    if let Some(file) = &args.replay {
+        let saved = fuzzwire::SavedCase::load(file).unwrap_or_else(|e| usage_error(e));
+        let judged = match target(&args.target) {
+            Target::Stdio(c) => fuzzwire::run_case(&c, &config, &saved.input).await,
+            Target::Http(c) => fuzzwire::run_case(c.as_ref(), &config, &saved.input).await,
+        };
+        let checks = match judged {
+            Ok(checks) => checks,
+            Err(e) => {
+                println!("error: {e}");
+                return exit::HARNESS;
+            }
+        };
+        for c in &checks {
+            println!("{} {}: {}", c.verdict.label(), c.rule, c.message);
+        }
+        return match checks.iter().map(|c| c.verdict).max() {
+            Some(verdict::Verdict::Fail | verdict::Verdict::Error) => exit::NONCONFORMANT,
+            _ => exit::CONFORMANT,
+        };
+    }
+    let options = fuzzwire::Options {
+        seed: args.seed.unwrap_or_else(clock_seed),
+        cases: args.cases,
+        time_limit: Duration::from_secs(args.time_s),
+        save_failures: args.save_failures,
+    };
+    let found = match target(&args.target) {
+        Target::Stdio(c) => fuzzwire::fuzz(&c, &config, &options).await,
+        Target::Http(c) => fuzzwire::fuzz(c.as_ref(), &config, &options).await,
+    };
+    print!("{}", found.summary(&options));
+    match (&found.error, found.failed()) {
+        (_, true) => exit::NONCONFORMANT,
+        (Some(_), false) => exit::HARNESS,
         (None, false) => exit::CONFORMANT,
     }
 }

@@ -1,4 +1,5 @@
-//! The rule catalogue: every normative statement of the 2025-11-25 Tasks utility.
+//! The rule catalogue: every normative statement of the 2025-11-25 Tasks utility, and the
+//! JSON-RPC wire rules `fuzz-wire` judges.
 
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -78,12 +79,17 @@ pub struct Rule {
     pub note: Option<String>,
     #[serde(default)]
     pub reason: Option<String>,
+    /// The source of a rule that is not from the Tasks text (the `wire.*` rules).
+    #[serde(default)]
+    pub url: Option<String>,
 }
 
 impl Rule {
     /// The spec link of the rule's section.
     pub fn link(&self) -> String {
-        format!("{SPEC_BASE}#{}", self.section)
+        self.url
+            .clone()
+            .unwrap_or_else(|| format!("{SPEC_BASE}#{}", self.section))
     }
 }
 
@@ -110,7 +116,12 @@ mod tests {
         let mut seen = HashSet::new();
         for r in catalogue() {
             assert!(seen.insert(r.id.clone()), "duplicate rule id {}", r.id);
-            assert!(r.id.starts_with("tasks."), "{}", r.id);
+            assert!(
+                r.id.starts_with("tasks.") || r.id.starts_with("wire."),
+                "{}",
+                r.id
+            );
+            assert_eq!(r.id.starts_with("wire."), r.url.is_some(), "{}", r.id);
             assert!(!r.summary.is_empty());
         }
         assert!(catalogue().len() > 50);

@@ -74,16 +74,20 @@ fn first_bad(run: &ScenarioRun) -> Option<&Check> {
     run.checks.iter().find(|c| c.verdict >= Verdict::Warn)
 }
 
-fn rng(seed: u64) -> TestRunner {
+/// A deterministic random source for one seed.
+pub fn seeded_rng(seed: u64) -> TestRng {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    TestRunner::new_with_rng(
-        proptest::test_runner::Config::default(),
-        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
-    )
+    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
 }
 
-fn offer_of(capabilities: &Value, tools: &[Value], config: &Config) -> Offer {
+fn rng(seed: u64) -> TestRunner {
+    TestRunner::new_with_rng(proptest::test_runner::Config::default(), seeded_rng(seed))
+}
+
+/// What a receiver offers for random operations: its tasks/list and tasks/cancel, and the
+/// fixture tools it lists.
+pub fn offer_of(capabilities: &Value, tools: &[Value], config: &Config) -> Offer {
     let listed = |role: &&&str| {
         let name = config.fixtures.tool_name(role);
         tools

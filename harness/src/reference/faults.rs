@@ -55,6 +55,12 @@ pub enum Fault {
     SharedTaskStore,
     ThirdTaskReopens,
     OverlappingResultsLoseMeta,
+    DiesOnOddTtl,
+    SilentOnUnknownMethod,
+    RepliesToNotifications,
+    ParseErrorWrongCode,
+    InvalidRequestAsParseError,
+    UnknownMethodInvalidParams,
 }
 
 /// Faults that only the Streamable HTTP receiver can show.
@@ -67,7 +73,22 @@ pub const HTTP_ONLY: [Fault; 3] = [
 /// Faults the fixed scenarios miss by design, which `taskcheck explore` must find.
 pub const EXPLORE_ONLY: [Fault; 2] = [Fault::ThirdTaskReopens, Fault::OverlappingResultsLoseMeta];
 
+/// Faults the fixed scenarios miss by design, which `taskcheck fuzz-wire` must find.
+pub const FUZZ_WIRE_ONLY: [Fault; 6] = [
+    Fault::DiesOnOddTtl,
+    Fault::SilentOnUnknownMethod,
+    Fault::RepliesToNotifications,
+    Fault::ParseErrorWrongCode,
+    Fault::InvalidRequestAsParseError,
+    Fault::UnknownMethodInvalidParams,
+];
+
 impl FaultInfo {
+    /// Whether only wire fuzzing (`taskcheck fuzz-wire`) is expected to show the fault.
+    pub fn fuzz_wire_only(&self) -> bool {
+        FUZZ_WIRE_ONLY.contains(&self.fault)
+    }
+
     /// Whether only random exploration (`taskcheck explore`) is expected to show the fault.
     pub fn explore_only(&self) -> bool {
         EXPLORE_ONLY.contains(&self.fault)
@@ -141,6 +162,12 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: CancelOnDisconnect, name: "cancel-on-disconnect", rules: &["tasks.http.disconnect-not-cancel"], description: "(HTTP) dropping the SSE stream of a waiting tasks/result cancels the task", may_also: &[] },
     FaultInfo { fault: SharedTaskStore, name: "shared-task-store", rules: &["tasks.security.bind-context", "tasks.security.no-list-without-identity"], description: "(HTTP) every session and credential sees one task store", may_also: &[] },
     FaultInfo { fault: ThirdTaskReopens, name: "third-task-reopens", rules: &["tasks.lifecycle.terminal-final"], description: "(explore) the third task of a session, once completed, reports `working` from its second tasks/get on", may_also: &[] },
+    FaultInfo { fault: DiesOnOddTtl, name: "dies-on-odd-ttl", rules: &["wire.survives"], description: "(fuzz-wire) exits when `task.ttl` is a number but not a 64-bit unsigned integer (negative, fractional, huge)", may_also: &[] },
+    FaultInfo { fault: SilentOnUnknownMethod, name: "silent-on-unknown-method", rules: &["wire.answers-requests"], description: "(fuzz-wire) never answers a request for a method it does not know", may_also: &[] },
+    FaultInfo { fault: RepliesToNotifications, name: "replies-to-notifications", rules: &["wire.no-reply-to-notification"], description: "(fuzz-wire) answers a notification it does not know with a -32601 error", may_also: &[] },
+    FaultInfo { fault: ParseErrorWrongCode, name: "parse-error-wrong-code", rules: &["wire.parse-error"], description: "(fuzz-wire) answers input that is not JSON with -32600 instead of -32700", may_also: &[] },
+    FaultInfo { fault: InvalidRequestAsParseError, name: "invalid-request-as-parse-error", rules: &["wire.invalid-request"], description: "(fuzz-wire) answers JSON that is not a JSON-RPC request with -32700 instead of -32600", may_also: &[] },
+    FaultInfo { fault: UnknownMethodInvalidParams, name: "unknown-method-invalid-params", rules: &["wire.method-not-found"], description: "(fuzz-wire) answers an unknown method with -32602 instead of -32601", may_also: &[] },
     FaultInfo { fault: OverlappingResultsLoseMeta, name: "overlapping-results-lose-meta", rules: &["tasks.meta.result-related-task"], description: "(explore) once two tasks/result requests for a task wait at the same time, its results carry no related-task `_meta`", may_also: &[] },
     FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled", "tasks.lifecycle.terminal-final"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &[] },
 ];

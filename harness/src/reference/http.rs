@@ -5,7 +5,7 @@
 use super::faults::{Fault, Faults};
 use super::{Reference, Store};
 use crate::spec::PROTOCOL_VERSION;
-use crate::wire::{self, code, Message};
+use crate::wire::{self, Message};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -123,9 +123,13 @@ fn plain(status: StatusCode, text: &str) -> Response {
     (status, text.to_string()).into_response()
 }
 
-fn json_error(status: StatusCode, code: i64, message: &str) -> Response {
-    let body = wire::error(&Value::Null, code, message).to_string();
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+fn json_body(status: StatusCode, body: Value) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 /// Why a request is turned away: an HTTP status and a short text.
@@ -217,14 +221,10 @@ async fn on_post(State(server): State<Arc<Server>>, headers: HeaderMap, body: By
     }
     let message = match wire::decode(&body, super::MAX_LINE) {
         Ok((_, m)) => m,
-        Err(e @ wire::DecodeError::NotJsonRpc(_)) => {
-            return json_error(
-                StatusCode::BAD_REQUEST,
-                code::INVALID_REQUEST,
-                &e.to_string(),
-            )
+        Err(e) => {
+            let error = Reference::decode_error(&server.faults, &body, &e);
+            return json_body(StatusCode::BAD_REQUEST, error);
         }
-        Err(e) => return json_error(StatusCode::BAD_REQUEST, code::PARSE_ERROR, &e.to_string()),
     };
     let (session_id, session) = match &message {
         Message::Request { method, .. } if method == "initialize" => {

@@ -28,6 +28,13 @@ pub use store::{MAX_TTL_MS, PAGE_SIZE};
 
 /// Longest line the reference accepts from a requestor.
 const MAX_LINE: usize = 16 * 1024 * 1024;
+/// Notifications a requestor may send that the reference knows.
+const KNOWN_NOTIFICATIONS: [&str; 4] = [
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+    "notifications/roots/list_changed",
+];
 
 /// Which message a Task object is rendered for (faults differ by message).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -202,6 +209,10 @@ impl Reference {
             "tasks/cancel" if !self.faults.has(Fault::CancelMethodMissing) => {
                 self.tasks_cancel(&params).await
             }
+            _ if self.faults.has(Fault::SilentOnUnknownMethod) => return,
+            other if self.faults.has(Fault::UnknownMethodInvalidParams) => {
+                Err((code::INVALID_PARAMS, format!("Method not found: {other}")))
+            }
             other => Err((code::METHOD_NOT_FOUND, format!("Method not found: {other}"))),
         };
         self.send(match reply {
@@ -266,6 +277,13 @@ impl Reference {
             }
             (false, _) => return Err(invalid("`task` must be an object")),
             (true, None | Some(Value::Null)) => None,
+            (true, Some(v))
+                if v.is_number()
+                    && v.as_u64().is_none()
+                    && self.faults.has(Fault::DiesOnOddTtl) =>
+            {
+                std::process::exit(70)
+            }
             (true, Some(v)) => Some(
                 v.as_u64()
                     .ok_or_else(|| invalid("`task.ttl` must be a non-negative integer"))?,
@@ -611,8 +629,36 @@ impl Reference {
                 tokio::spawn(self.clone().handle(id, method, params));
             }
             Message::Response { id, outcome } => self.answer_call(&id, outcome),
-            Message::Notification { .. } => {}
+            Message::Notification { method, .. } => {
+                if self.faults.has(Fault::RepliesToNotifications)
+                    && !KNOWN_NOTIFICATIONS.contains(&method.as_str())
+                {
+                    self.send(wire::error(
+                        &Value::Null,
+                        code::METHOD_NOT_FOUND,
+                        &format!("Method not found: {method}"),
+                    ));
+                }
+            }
         }
+    }
+
+    /// The JSON-RPC error answering input that does not decode: -32700 for what is not
+    /// JSON, -32600 (with the input's id where it has one) for JSON that is no valid message.
+    pub fn decode_error(faults: &Faults, raw: &[u8], e: &wire::DecodeError) -> Value {
+        let not_jsonrpc = matches!(e, wire::DecodeError::NotJsonRpc(_));
+        let code = match (not_jsonrpc, faults) {
+            (true, f) if f.has(Fault::InvalidRequestAsParseError) => code::PARSE_ERROR,
+            (true, _) => code::INVALID_REQUEST,
+            (false, f) if f.has(Fault::ParseErrorWrongCode) => code::INVALID_REQUEST,
+            (false, _) => code::PARSE_ERROR,
+        };
+        let id = serde_json::from_slice::<Value>(raw)
+            .ok()
+            .and_then(|v| v.get("id").cloned())
+            .filter(wire::is_valid_id)
+            .unwrap_or(Value::Null);
+        wire::error(&id, code, &e.to_string())
     }
 
     /// Whether a fault is on.
@@ -656,7 +702,7 @@ pub async fn serve_stdio(faults: Faults, hostile: Option<Hostile>) -> std::io::R
         }
         match wire::decode(line.as_bytes(), MAX_LINE) {
             Ok((_, message)) => server.receive(message),
-            Err(e) => server.send(wire::error(&Value::Null, code::PARSE_ERROR, &e.to_string())),
+            Err(e) => server.send(Reference::decode_error(&server.faults, line.as_bytes(), &e)),
         }
     }
     drop(server);

@@ -1,0 +1,378 @@
+//! The malformed and edge-case inputs `fuzz-wire` sends, drawn at random from a seed.
+
+use crate::explore::ops::Offer;
+use crate::fixtures::FixtureMap;
+use proptest::prelude::Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// What kind of input a case sends; it decides how the answer is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// Text that is not JSON.
+    ParseError,
+    /// JSON that is not a valid JSON-RPC 2.0 message.
+    InvalidRequest,
+    /// A well-formed request for a method nobody defines.
+    UnknownMethod,
+    /// tasks/get, tasks/result or tasks/cancel with a taskId that is wrong, absent or huge.
+    BadTaskId,
+    /// tasks/list with a cursor of the wrong type or one never issued.
+    BadCursor,
+    /// tools/call whose `task` is not a TaskMetadata object.
+    BadTaskParam,
+    /// tools/call with a numeric ttl at the edges (negative, zero, fractional, huge).
+    OddTtl,
+    /// Two requests with the same id, back to back.
+    DuplicateId,
+    /// A response to a request the receiver never sent.
+    StrayResponse,
+    /// A notification (unknown, or a cancellation of nothing).
+    Notification,
+    /// A request sent before initialize.
+    BeforeInit,
+}
+
+impl Class {
+    /// The kebab-case name used in summaries and saved cases.
+    pub fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+}
+
+/// One case: lines sent as they are, and the ids an answer to them may carry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Input {
+    pub class: Class,
+    /// Each line is sent as it is (no newline inside).
+    pub lines: Vec<String>,
+    /// Ids an answer may carry; null stands for an id that cannot be read.
+    pub ids: Vec<Value>,
+    /// Sent before initialize (initialization follows, then the ping).
+    pub before_init: bool,
+}
+
+impl Input {
+    /// Whether the input is a `ping` request (allowed even before initialize).
+    pub fn is_ping(&self) -> bool {
+        self.lines.iter().any(|l| {
+            serde_json::from_str::<Value>(l).is_ok_and(|v| v.get("method") == Some(&json!("ping")))
+        })
+    }
+}
+
+fn pick<'a, T>(rng: &mut impl Rng, items: &'a [T]) -> &'a T {
+    &items[(rng.next_u64() % items.len() as u64) as usize]
+}
+
+fn word(rng: &mut impl Rng, len: usize) -> String {
+    const CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    (0..len).map(|_| *pick(rng, CHARS) as char).collect()
+}
+
+/// A string of `len` characters, ASCII or not (the receiver must bound what it reads).
+fn huge(rng: &mut impl Rng) -> String {
+    let len = *pick(rng, &[1 << 10, 64 << 10, 256 << 10]);
+    pick(rng, &["x", "é", "\u{1F600}", "\\u0000"]).repeat(len / 4)
+}
+
+fn request(id: &str, method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// Text that is certainly not JSON.
+fn not_json(rng: &mut impl Rng, id: &str) -> String {
+    let valid = request(id, "ping", json!({}));
+    let text = match rng.next_u64() % 6 {
+        0 => valid[..(rng.next_u64() as usize % (valid.len() - 1)).max(1)].to_string(),
+        1 => format!(
+            "{}}}",
+            &valid[..valid.len() - 1].replace("\"ping\"", "\"ping\",")
+        ),
+        2 => valid.replace("{}", "{\"x\":NaN}"),
+        3 => valid.replacen('"', "'", 4),
+        4 => {
+            let len = 1 + rng.next_u64() as usize % 200;
+            word(rng, len)
+        }
+        _ => format!("{valid}{valid}"),
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(_) => format!("{text}{{"),
+        Err(_) => text,
+    }
+}
+
+/// The case drawn from one seed, limited to what the receiver offers.
+pub fn draw(
+    rng: &mut impl Rng,
+    case: u64,
+    offer: &Offer,
+    tasks: bool,
+    fixtures: &FixtureMap,
+) -> Input {
+    let id = format!("fw-{case}");
+    let mut classes = vec![
+        Class::ParseError,
+        Class::InvalidRequest,
+        Class::UnknownMethod,
+        Class::DuplicateId,
+        Class::StrayResponse,
+        Class::Notification,
+        Class::BeforeInit,
+    ];
+    if tasks {
+        classes.push(Class::BadTaskId);
+    }
+    if offer.list {
+        classes.push(Class::BadCursor);
+    }
+    if offer.tools.iter().any(|t| t == "optional_sleep") {
+        classes.extend([Class::BadTaskParam, Class::OddTtl]);
+    }
+    let class = *pick(rng, &classes);
+    let one = |line: String, ids: Vec<Value>| Input {
+        class,
+        lines: vec![line],
+        ids,
+        before_init: false,
+    };
+    let sleep = |task: Value| {
+        let call = json!({"name": "optional_sleep", "arguments": {"ms": 0}, "task": task});
+        fixtures.apply(&call).unwrap_or(call)
+    };
+    match class {
+        Class::ParseError => one(not_json(rng, &id), vec![Value::Null]),
+        Class::InvalidRequest => {
+            let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+            let mut bad = ping.clone();
+            match rng.next_u64() % 9 {
+                0 => bad["jsonrpc"] = json!("1.0"),
+                1 => drop(bad.as_object_mut().map(|o| o.remove("jsonrpc"))),
+                2 => bad["method"] = json!(42),
+                3 => bad["id"] = json!({"not": "an id"}),
+                4 => bad["id"] = json!(1.5),
+                5 => bad = json!([ping, ping]),
+                6 => bad = json!([]),
+                7 => bad = pick(rng, &[json!(42), json!("ping"), json!(null), json!({})]).clone(),
+                _ => bad["id"] = json!(true),
+            }
+            one(bad.to_string(), vec![json!(id), Value::Null])
+        }
+        Class::UnknownMethod => {
+            let method = match rng.next_u64() % 4 {
+                0 => format!("tasks/{}", word(rng, 8)),
+                1 => format!("fw/{}", word(rng, 12)),
+                2 => pick(
+                    rng,
+                    &["TASKS/GET", "tasks/get/", " ping", "rpc.discover", ""],
+                )
+                .to_string(),
+                _ => {
+                    let len = 1 + rng.next_u64() as usize % 40;
+                    word(rng, len)
+                }
+            };
+            one(request(&id, &method, json!({})), vec![json!(id)])
+        }
+        Class::BadTaskId => {
+            let mut methods = vec!["tasks/get", "tasks/result"];
+            if offer.cancel {
+                methods.push("tasks/cancel");
+            }
+            let method = pick(rng, &methods).to_string();
+            let params = match rng.next_u64() % 10 {
+                0 => json!({}),
+                1 => json!({"taskId": null}),
+                2 => json!({"taskId": 42}),
+                3 => json!({"taskId": true}),
+                4 => json!({"taskId": {"id": "x"}}),
+                5 => json!({"taskId": ["x"]}),
+                6 => json!({"taskId": ""}),
+                7 => json!({"taskId": huge(rng)}),
+                8 => json!({"taskId": "../../../etc/passwd"}),
+                _ => json!({"taskId": format!("fw-{}", word(rng, 24))}),
+            };
+            one(request(&id, &method, params), vec![json!(id)])
+        }
+        Class::BadCursor => {
+            let cursor = match rng.next_u64() % 5 {
+                0 => json!(42),
+                1 => json!({"page": 2}),
+                2 => json!(["x"]),
+                3 => json!(huge(rng)),
+                _ => json!(format!("fw-not-a-cursor-{}", word(rng, 16))),
+            };
+            one(
+                request(&id, "tasks/list", json!({"cursor": cursor})),
+                vec![json!(id)],
+            )
+        }
+        Class::BadTaskParam => {
+            let task = pick(
+                rng,
+                &[
+                    json!("soon"),
+                    json!(5),
+                    json!([]),
+                    json!(true),
+                    json!({"ttl": "x"}),
+                    json!({"ttl": true}),
+                    json!({"ttl": {}}),
+                ],
+            )
+            .clone();
+            one(request(&id, "tools/call", sleep(task)), vec![json!(id)])
+        }
+        Class::OddTtl => {
+            let ttl: Value = pick(
+                rng,
+                &[
+                    "-1",
+                    "0",
+                    "1.5",
+                    "1e300",
+                    "18446744073709551616",
+                    "9007199254740993",
+                    "-9223372036854775809",
+                ],
+            )
+            .parse()
+            .unwrap_or(Value::Null);
+            one(
+                request(&id, "tools/call", sleep(json!({"ttl": ttl}))),
+                vec![json!(id)],
+            )
+        }
+        Class::DuplicateId => {
+            let line = match (offer.list, rng.next_u64() % 2) {
+                (true, 0) => request(&id, "tasks/list", json!({})),
+                _ => request(&id, "ping", json!({})),
+            };
+            Input {
+                class,
+                lines: vec![line.clone(), line],
+                ids: Vec::new(),
+                before_init: false,
+            }
+        }
+        Class::StrayResponse => {
+            let line = match rng.next_u64() % 2 {
+                0 => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+                _ => {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "stray"}})
+                }
+            };
+            one(line.to_string(), Vec::new())
+        }
+        Class::Notification => {
+            let line = match rng.next_u64() % 2 {
+                0 => {
+                    json!({"jsonrpc": "2.0", "method": format!("notifications/fw-{}", word(rng, 8)), "params": {}})
+                }
+                _ => {
+                    json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": format!("fw-nothing-{case}")}})
+                }
+            };
+            one(line.to_string(), vec![Value::Null])
+        }
+        Class::BeforeInit => {
+            let mut methods = vec![("ping", json!({}))];
+            if tasks {
+                methods.push(("tasks/get", json!({"taskId": "fw-before-init"})));
+            }
+            if offer.list {
+                methods.push(("tasks/list", json!({})));
+            }
+            let (method, params) = pick(rng, &methods).clone();
+            Input {
+                class,
+                lines: vec![request(&id, method, params)],
+                ids: vec![json!(id)],
+                before_init: true,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::seeded_rng;
+
+    fn everything() -> Offer {
+        Offer {
+            list: true,
+            cancel: true,
+            tools: vec!["optional_sleep".into()],
+        }
+    }
+
+    #[test]
+    fn every_class_is_drawn_and_no_line_has_a_newline() {
+        let mut seen = std::collections::BTreeSet::new();
+        for case in 0..500 {
+            let input = draw(
+                &mut seeded_rng(case),
+                case,
+                &everything(),
+                true,
+                &FixtureMap::default(),
+            );
+            assert!(input.lines.iter().all(|l| !l.contains('\n')), "{input:?}");
+            if input.class == Class::ParseError {
+                assert!(
+                    serde_json::from_str::<Value>(&input.lines[0]).is_err(),
+                    "{input:?}"
+                );
+            }
+            seen.insert(input.class);
+        }
+        assert_eq!(seen.len(), 11, "{seen:?}");
+    }
+
+    #[test]
+    fn the_same_seed_draws_the_same_case() {
+        let a = draw(
+            &mut seeded_rng(9),
+            9,
+            &everything(),
+            true,
+            &FixtureMap::default(),
+        );
+        assert_eq!(
+            a,
+            draw(
+                &mut seeded_rng(9),
+                9,
+                &everything(),
+                true,
+                &FixtureMap::default()
+            )
+        );
+    }
+
+    #[test]
+    fn what_the_receiver_does_not_offer_is_not_drawn() {
+        for case in 0..300 {
+            let input = draw(
+                &mut seeded_rng(case),
+                case,
+                &Offer::default(),
+                false,
+                &FixtureMap::default(),
+            );
+            assert!(
+                !matches!(
+                    input.class,
+                    Class::BadTaskId | Class::BadCursor | Class::BadTaskParam | Class::OddTtl
+                ),
+                "{input:?}"
+            );
+        }
+    }
+}
