@@ -6,7 +6,7 @@ use crate::trace::{Direction, Trace};
 use crate::transport::{Connection, Incoming, Outgoing, Received};
 use crate::wire::{self, Message, Outcome};
 use serde_json::{json, Value};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -114,6 +114,43 @@ impl std::fmt::Display for RequestError {
 
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<(u64, Outcome)>>>>;
 
+/// The ids taskcheck used, to tell a late answer (to a request it stopped waiting for) from
+/// an answer to a request never sent or answered twice, which breaks the transport.
+#[derive(Default)]
+struct Sent {
+    /// Request ids are 0, 1, 2, ...: every id below this was sent.
+    next: AtomicI64,
+    /// Ids of raw text (fuzz-wire), which may be answered any number of times.
+    raw: Mutex<HashSet<String>>,
+}
+
+/// Answers already received, per request id.
+#[derive(Default)]
+struct Answered(HashSet<i64>);
+
+impl Answered {
+    /// Why a response that no one waits for breaks the transport, if it does.
+    fn stray(&mut self, id: &Value, sent: &Sent) -> Option<String> {
+        if id.is_null()
+            || sent
+                .raw
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(&id_key(id))
+        {
+            return None;
+        }
+        match id.as_i64() {
+            Some(n) if (0..sent.next.load(Ordering::Relaxed)).contains(&n) => {
+                (!self.0.insert(n)).then(|| format!("the receiver answered request {n} twice"))
+            }
+            _ => Some(format!(
+                "the receiver sent a response to id {id}, which taskcheck never used"
+            )),
+        }
+    }
+}
+
 /// What the receiver declared in its initialize result.
 #[derive(Debug, Clone, Default)]
 pub struct ServerInfo {
@@ -144,7 +181,7 @@ pub struct Session {
     pending: Pending,
     inbox: Arc<Mailboxes>,
     closed: watch::Receiver<Option<String>>,
-    next_id: AtomicI64,
+    sent: Arc<Sent>,
     /// Default per-request timeout.
     pub timeout: Duration,
     abandon: Box<dyn Fn(&Value) + Send + Sync>,
@@ -167,6 +204,7 @@ impl Session {
         let pending: Pending = Arc::default();
         let inbox = Arc::new(Mailboxes::default());
         let (closed_tx, closed) = watch::channel(None);
+        let sent = Arc::new(Sent::default());
         tokio::spawn(route(
             conn.incoming,
             conn.outgoing.clone(),
@@ -174,6 +212,7 @@ impl Session {
             pending.clone(),
             inbox.clone(),
             closed_tx,
+            sent.clone(),
         ));
         Session {
             outgoing: conn.outgoing,
@@ -181,7 +220,7 @@ impl Session {
             pending,
             inbox,
             closed,
-            next_id: AtomicI64::new(0),
+            sent,
             timeout,
             abandon: conn.abandon,
             _guard: conn.guard,
@@ -217,6 +256,11 @@ impl Session {
         wait: Duration,
     ) -> Result<RawReply, RequestError> {
         let mut waiters = Vec::new();
+        self.sent
+            .raw
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(crate::wire::raw_ids(text).iter().map(id_key));
         for id in ids {
             let (tx, rx) = oneshot::channel();
             self.pending
@@ -255,7 +299,7 @@ impl Session {
         params: Value,
         timeout: Duration,
     ) -> Result<Reply, RequestError> {
-        let id = json!(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let id = json!(self.sent.next.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         let msg = wire::request(&id, method, &params);
         let start = Instant::now();
@@ -376,7 +420,9 @@ async fn route(
     pending: Pending,
     inbox: Arc<Mailboxes>,
     closed: watch::Sender<Option<String>>,
+    sent: Arc<Sent>,
 ) {
+    let mut answered = Answered::default();
     let close = |why: String| {
         closed.send_if_modified(|c| {
             if c.is_none() {
@@ -402,8 +448,18 @@ async fn route(
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
                             .remove(&id_key(&id));
-                        if let Some(tx) = waiter {
-                            let _ = tx.send((seq, outcome));
+                        match waiter {
+                            Some(tx) => {
+                                if let Some(n) = id.as_i64() {
+                                    answered.0.insert(n);
+                                }
+                                let _ = tx.send((seq, outcome));
+                            }
+                            None => {
+                                if let Some(why) = answered.stray(&id, &sent) {
+                                    close(format!("{why} (trace #{seq})"));
+                                }
+                            }
                         }
                     }
                     Message::Request { id, method, .. } if method == "ping" => {
@@ -459,4 +515,36 @@ async fn route(
         }
     }
     close("the transport stopped".into());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn late_answers_pass_and_stray_or_repeated_ones_break_the_transport() {
+        let sent = Sent::default();
+        sent.next.store(3, Ordering::Relaxed);
+        sent.raw.lock().unwrap().insert(id_key(&json!("fw-1")));
+        let mut answered = Answered::default();
+        answered.0.insert(0);
+        assert_eq!(answered.stray(&json!(1), &sent), None, "a late answer");
+        assert!(answered.stray(&json!(1), &sent).unwrap().contains("twice"));
+        assert!(answered.stray(&json!(0), &sent).unwrap().contains("twice"));
+        assert!(answered
+            .stray(&json!(3), &sent)
+            .unwrap()
+            .contains("never used"));
+        assert!(answered
+            .stray(&json!("x"), &sent)
+            .unwrap()
+            .contains("never used"));
+        assert_eq!(
+            answered.stray(&json!("fw-1"), &sent),
+            None,
+            "raw ids may repeat"
+        );
+        assert_eq!(answered.stray(&json!("fw-1"), &sent), None);
+        assert_eq!(answered.stray(&Value::Null, &sent), None, "unreadable ids");
+    }
 }

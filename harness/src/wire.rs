@@ -133,6 +133,16 @@ pub fn is_valid_id(id: &Value) -> bool {
     id.is_string() || id.is_i64() || id.is_u64()
 }
 
+/// The ids raw text carries: the `id` of a JSON object, or of each element of a JSON array.
+pub fn raw_ids(text: &str) -> Vec<Value> {
+    let ids = |v: &Value| v.get("id").cloned().into_iter().collect::<Vec<_>>();
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Array(items)) => items.iter().flat_map(ids).collect(),
+        Ok(v) => ids(&v),
+        Err(_) => Vec::new(),
+    }
+}
+
 /// Builds a request.
 pub fn request(id: &Value, method: &str, params: &Value) -> Value {
     let mut m = Map::new();

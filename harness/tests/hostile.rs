@@ -18,12 +18,15 @@ fn no_process_matches(marker: &str) -> bool {
 }
 
 fn assert_harness_error(receiver: &str, tag: &str, cause: &str, marker: &str) {
+    assert_harness_error_of(receiver, &[], tag, cause, marker)
+}
+
+/// The same, for a run with extra arguments (a scenario selection, say).
+fn assert_harness_error_of(receiver: &str, extra: &[&str], tag: &str, cause: &str, marker: &str) {
     let start = Instant::now();
-    let (code, out, doc) = run(
-        receiver,
-        &["--timeout-ms", "500", "--scenario-timeout-ms", "3000"],
-        tag,
-    );
+    let mut args = vec!["--timeout-ms", "500", "--scenario-timeout-ms", "3000"];
+    args.extend_from_slice(extra);
+    let (code, out, doc) = run(receiver, &args, tag);
     assert!(
         start.elapsed() < Duration::from_secs(20),
         "took {:?}",
@@ -128,7 +131,7 @@ fn ctrl_c_kills_every_spawned_receiver() {
 }
 
 /// The cause taskcheck must name for each `reference --hostile` mode.
-const HOSTILE_CAUSES: [(&str, &str); 10] = [
+const HOSTILE_CAUSES: [(&str, &str); 13] = [
     ("garbage", "invalid output (trace #4): not JSON"),
     (
         "huge-line",
@@ -136,7 +139,10 @@ const HOSTILE_CAUSES: [(&str, &str); 10] = [
     ),
     ("invalid-utf8", "message is not valid UTF-8"),
     ("not-jsonrpc", "not a JSON-RPC 2.0 message"),
-    ("wrong-ids", "no response to initialize within 500 ms"),
+    (
+        "wrong-ids",
+        "the receiver sent a response to id 1000, which taskcheck never used",
+    ),
     (
         "silent-after-init",
         "no response to tools/list within 500 ms",
@@ -151,6 +157,13 @@ const HOSTILE_CAUSES: [(&str, &str); 10] = [
     ),
     ("exit-before-init", "initialize failed: connection lost"),
     ("close-stdout", "no response to tools/list within 500 ms"),
+    ("duplicate-ids", "the receiver answered request 0 twice"),
+    (
+        "answers-notifications",
+        "the receiver sent a response to id \"notifications/initialized\", which taskcheck never used",
+    ),
+    // 100,000 messages queue the answers behind them: the request times out, the run ends
+    ("request-flood", "no response to tools/list within 500 ms"),
 ];
 
 #[test]
@@ -163,8 +176,17 @@ fn every_hostile_mode_ends_in_a_named_harness_error_with_no_process_left() {
     );
     let problems = in_parallel(&HOSTILE_CAUSES, 4, |(mode, cause)| {
         let result = std::panic::catch_unwind(|| {
-            assert_harness_error(
+            // one scenario: 64 MiB or 100,000 messages into every parallel session would only
+            // measure the machine against the 500 ms timeout; reading 64 MiB on a busy
+            // machine may take longer than that, so its timeouts are stretched
+            let extra: &[&str] = match *mode {
+                "request-flood" => &["--scenario", "create-poll-result"],
+                "huge-line" => &["--scenario", "create-poll-result", "--timeout-scale", "4"],
+                _ => &[],
+            };
+            assert_harness_error_of(
                 &format!("{BIN} reference --hostile {mode}"),
+                extra,
                 &format!("hostile-{mode}"),
                 cause,
                 &format!("reference --hostile {mode}"),

@@ -18,6 +18,9 @@ pub enum Hostile {
     ExitMidRun,
     ExitBeforeInit,
     CloseStdout,
+    DuplicateIds,
+    AnswersNotifications,
+    RequestFlood,
 }
 
 /// A hostile mode's name and what it does.
@@ -79,7 +82,46 @@ pub const HOSTILE: &[HostileInfo] = &[
         name: "close-stdout",
         description: "closes stdout after initialize and stays alive",
     },
+    HostileInfo {
+        mode: Hostile::DuplicateIds,
+        name: "duplicate-ids",
+        description: "sends every response twice",
+    },
+    HostileInfo {
+        mode: Hostile::AnswersNotifications,
+        name: "answers-notifications",
+        description: "answers every notification with a response of its own",
+    },
+    HostileInfo {
+        mode: Hostile::RequestFlood,
+        name: "request-flood",
+        description:
+            "after initialize, floods taskcheck with 50,000 pings and 50,000 log notifications",
+    },
 ];
+
+/// Fifty thousand pings and fifty thousand log notifications, one line each.
+fn flood() -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..50_000 {
+        let ping = crate::wire::request(&Value::from(format!("flood-{i}")), "ping", &Value::Null);
+        let log = crate::wire::notification(
+            "notifications/message",
+            &serde_json::json!({"level": "debug", "data": i}),
+        );
+        for msg in [ping, log] {
+            out.extend_from_slice(msg.to_string().as_bytes());
+            out.push(b'\n');
+        }
+    }
+    out
+}
+
+/// What the receiver sends, in this mode, on receiving a notification.
+pub fn on_notification(mode: Hostile, method: &str) -> Option<Value> {
+    (mode == Hostile::AnswersNotifications)
+        .then(|| crate::wire::result(&Value::from(method), serde_json::json!({})))
+}
 
 /// Looks a mode up by name.
 pub fn by_name(name: &str) -> Option<Hostile> {
@@ -136,6 +178,15 @@ pub async fn write(mode: Hostile, n: usize, mut msg: Value, out: &mut Stdout) ->
     }
     if mode == Hostile::ExitMidRun && n >= 3 {
         std::process::exit(0);
+    }
+    if mode == Hostile::DuplicateIds && msg.get("method").is_none() {
+        line = [line.clone(), line].concat();
+    }
+    if mode == Hostile::RequestFlood && n == 0 {
+        // the initialize result first, then the flood
+        return out.write_all(&line).await.is_ok()
+            && out.write_all(&flood()).await.is_ok()
+            && out.flush().await.is_ok();
     }
     if mode == Hostile::OneBytePerSecond {
         for b in line {

@@ -701,7 +701,18 @@ pub async fn serve_stdio(faults: Faults, hostile: Option<Hostile>) -> std::io::R
             continue;
         }
         match wire::decode(line.as_bytes(), MAX_LINE) {
-            Ok((_, message)) => server.receive(message),
+            Ok((_, message)) => {
+                let answer = match (&message, hostile) {
+                    (Message::Notification { method, .. }, Some(h)) => {
+                        hostile::on_notification(h, method)
+                    }
+                    _ => None,
+                };
+                match answer {
+                    Some(a) => server.send(a),
+                    None => server.receive(message),
+                }
+            }
             Err(e) => server.send(Reference::decode_error(&server.faults, line.as_bytes(), &e)),
         }
     }
