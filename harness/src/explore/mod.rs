@@ -7,6 +7,7 @@ pub mod ops;
 
 use crate::runner::{probe, run_scenario, Config, ScenarioRun};
 use crate::scenario::{self, Scenario};
+use crate::session::ServerInfo;
 use crate::transport::Connect;
 use crate::verdict::{Check, Verdict};
 use ops::{Offer, Op};
@@ -85,9 +86,7 @@ fn rng(seed: u64) -> TestRunner {
     TestRunner::new_with_rng(proptest::test_runner::Config::default(), seeded_rng(seed))
 }
 
-/// What a receiver offers for random operations: its tasks/list and tasks/cancel, and the
-/// fixture tools it lists.
-pub fn offer_of(capabilities: &Value, tools: &[Value], config: &Config) -> Offer {
+fn offer_of(capabilities: &Value, tools: &[Value], config: &Config) -> Offer {
     let listed = |role: &&&str| {
         let name = config.fixtures.tool_name(role);
         tools
@@ -105,17 +104,28 @@ pub fn offer_of(capabilities: &Value, tools: &[Value], config: &Config) -> Offer
     }
 }
 
+/// Initializes one session and lists the tools: what the receiver declares and offers.
+pub async fn probe_offer<C: Connect>(
+    connector: &C,
+    config: &Config,
+) -> Result<(ServerInfo, Offer), String> {
+    let (info, tools) = probe(connector, &config.limits)
+        .await
+        .map_err(|e| format!("cannot probe the receiver: {e}"))?;
+    let offer = offer_of(&info.capabilities, &tools, config);
+    Ok((info, offer))
+}
+
 /// Runs `options.cases` random cases; stops at the first failure, shrinks it and saves it.
 pub async fn explore<C: Connect>(connector: &C, config: &Config, options: &Options) -> Exploration {
     let mut found = Exploration::default();
-    let (info, tools) = match probe(connector, &config.limits).await {
+    let (info, offer) = match probe_offer(connector, config).await {
         Ok(p) => p,
         Err(e) => {
-            found.error = Some(format!("cannot probe the receiver: {e}"));
+            found.error = Some(e);
             return found;
         }
     };
-    let offer = offer_of(&info.capabilities, &tools, config);
     if info
         .capabilities
         .pointer("/tasks/requests/tools/call")

@@ -5,8 +5,8 @@
 
 pub mod inputs;
 
-use crate::explore::{offer_of, seeded_rng};
-use crate::runner::{probe, Config};
+use crate::explore::{probe_offer, seeded_rng};
+use crate::runner::Config;
 use crate::session::{RequestError, Session};
 use crate::transport::{Connect, Peer};
 use crate::verdict::{Check, Verdict};
@@ -334,14 +334,13 @@ pub async fn fuzz<C: Connect>(connector: &C, config: &Config, options: &Options)
         ),
         ..WireFuzz::default()
     };
-    let (info, tools) = match probe(connector, &config.limits).await {
+    let (info, offer) = match probe_offer(connector, config).await {
         Ok(p) => p,
         Err(e) => {
-            found.error = Some(format!("cannot probe the receiver: {e}"));
+            found.error = Some(e);
             return found;
         }
     };
-    let offer = offer_of(&info.capabilities, &tools, config);
     let tasks = info.capabilities.pointer("/tasks/requests").is_some();
     for case in 0..options.cases {
         if start.elapsed() >= options.time_limit {
