@@ -48,8 +48,9 @@ enum Command {
         /// List the faults and the rule each breaks.
         #[arg(long)]
         list_faults: bool,
-        /// Break the stdio transport instead of a rule (garbage, hangs, exits); see --list-hostile.
-        #[arg(long, value_name = "MODE", conflicts_with = "http")]
+        /// Break the transport instead of a rule (garbage, hangs, exits, HTTP errors); see
+        /// --list-hostile.
+        #[arg(long, value_name = "MODE")]
         hostile: Option<String>,
         /// List the hostile modes.
         #[arg(long)]
@@ -363,20 +364,34 @@ async fn dispatch(cli: Cli) -> i32 {
             }
             if list_hostile {
                 print!("{}", reference::hostile::list());
+                print!("{}", reference::http_hostile::list());
                 return exit::CONFORMANT;
             }
-            let hostile = hostile.map(|name| {
-                reference::hostile::by_name(&name).unwrap_or_else(|| {
-                    usage_error(format!(
-                        "unknown hostile mode {name:?} (see `taskcheck reference --list-hostile`)"
-                    ))
-                })
-            });
+            let unknown = |name: &str| -> ! {
+                let over = if http.is_some() { "HTTP" } else { "stdio" };
+                usage_error(format!(
+                    "unknown {over} hostile mode {name:?} (see `taskcheck reference --list-hostile`)"
+                ))
+            };
             let faults =
                 reference::faults::Faults::from_names(&faults).unwrap_or_else(|e| usage_error(e));
             let served = match http {
-                Some(addr) => reference::http::serve_http(faults, addr, json_response).await,
-                None => reference::serve_stdio(faults, hostile).await,
+                Some(addr) => {
+                    let options = reference::http::HttpOptions {
+                        json_only: json_response,
+                        hostile: hostile.map(|name| {
+                            reference::http_hostile::by_name(&name)
+                                .unwrap_or_else(|| unknown(&name))
+                        }),
+                    };
+                    reference::http::serve_http(faults, addr, options).await
+                }
+                None => {
+                    let hostile = hostile.map(|name| {
+                        reference::hostile::by_name(&name).unwrap_or_else(|| unknown(&name))
+                    });
+                    reference::serve_stdio(faults, hostile).await
+                }
             };
             match served {
                 Ok(()) => exit::CONFORMANT,

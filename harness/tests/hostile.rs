@@ -202,3 +202,58 @@ fn every_hostile_mode_ends_in_a_named_harness_error_with_no_process_left() {
     });
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
+
+/// The cause taskcheck must name for each `reference --http --hostile` mode.
+const HTTP_HOSTILE_CAUSES: [(&str, &str); 5] = [
+    (
+        "wrong-content-type",
+        "the answer to initialize has Content-Type \"text/plain\"",
+    ),
+    (
+        "server-error",
+        "notifications/initialized was answered HTTP 500 Internal Server Error",
+    ),
+    ("redirect-loop", "too many redirects"),
+    (
+        "truncated-sse",
+        "the SSE stream answering tools/list ended before its response, and could not be resumed",
+    ),
+    ("endless-stream", "no response to tools/list within 500 ms"),
+];
+
+#[test]
+fn every_http_hostile_mode_ends_in_a_named_harness_error_with_the_report_written() {
+    let modes: Vec<&str> = mcp_taskcheck::reference::http_hostile::HTTP_HOSTILE
+        .iter()
+        .map(|(_, name, _)| *name)
+        .collect();
+    assert_eq!(
+        modes,
+        HTTP_HOSTILE_CAUSES
+            .iter()
+            .map(|(m, _)| *m)
+            .collect::<Vec<_>>(),
+        "every HTTP hostile mode needs its expected cause here"
+    );
+    let problems = in_parallel(&HTTP_HOSTILE_CAUSES, 3, |(mode, cause)| {
+        let server = HttpReference::start(&["--hostile", mode]);
+        let start = Instant::now();
+        let (code, out, doc) = run_against(
+            &["--url", &server.url],
+            &["--timeout-ms", "500", "--scenario-timeout-ms", "3000"],
+            &format!("http-hostile-{mode}"),
+        );
+        let mut problems = Vec::new();
+        if start.elapsed() > Duration::from_secs(20) {
+            problems.push(format!("{mode}: took {:?}", start.elapsed()));
+        }
+        if code != 3 || !out.contains(cause) || doc["exitCode"] != 3 {
+            problems.push(format!(
+                "{mode}: exit {code}, report exit {}, cause {cause:?}\n{out}",
+                doc["exitCode"]
+            ));
+        }
+        problems
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}

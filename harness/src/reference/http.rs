@@ -3,6 +3,7 @@
 //! what the receiver sends on its own.
 
 use super::faults::{Fault, Faults};
+use super::http_hostile::{self, HttpHostile};
 use super::{Reference, Store};
 use crate::spec::PROTOCOL_VERSION;
 use crate::wire::{self, Message};
@@ -28,6 +29,7 @@ const BACKLOG_LIMIT: usize = 1000;
 
 struct Server {
     faults: Faults,
+    hostile: Option<HttpHostile>,
     json_only: bool,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     /// Under the shared-task-store fault, the one store of every session.
@@ -90,9 +92,22 @@ impl HttpSession {
     }
 }
 
+/// How the HTTP reference answers: JSON only, or hostile.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HttpOptions {
+    /// Every request answered with one JSON body (no SSE streams on POST).
+    pub json_only: bool,
+    /// Break the transport on purpose.
+    pub hostile: Option<HttpHostile>,
+}
+
 /// Serves the reference receiver over Streamable HTTP at `addr` until stopped; prints the
 /// endpoint URL as the first line of stdout.
-pub async fn serve_http(faults: Faults, addr: SocketAddr, json_only: bool) -> std::io::Result<()> {
+pub async fn serve_http(
+    faults: Faults,
+    addr: SocketAddr,
+    options: HttpOptions,
+) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
     println!("http://{bound}/mcp");
@@ -103,7 +118,8 @@ pub async fn serve_http(faults: Faults, addr: SocketAddr, json_only: bool) -> st
         .then(|| Reference::new_store(&faults));
     let server = Arc::new(Server {
         faults,
-        json_only,
+        hostile: options.hostile,
+        json_only: options.json_only,
         sessions: Mutex::default(),
         shared_store,
     });
@@ -226,6 +242,12 @@ async fn on_post(State(server): State<Arc<Server>>, headers: HeaderMap, body: By
             return json_body(StatusCode::BAD_REQUEST, error);
         }
     };
+    if let Some(hostile) = server
+        .hostile
+        .and_then(|h| http_hostile::intercept(h, &message))
+    {
+        return hostile;
+    }
     let (session_id, session) = match &message {
         Message::Request { method, .. } if method == "initialize" => {
             let (id, s) = new_session(&server);

@@ -4,6 +4,7 @@
 pub mod faults;
 pub mod hostile;
 pub mod http;
+pub mod http_hostile;
 mod store;
 mod tools;
 

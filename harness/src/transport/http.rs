@@ -443,9 +443,10 @@ async fn read_request_stream(
         }
     }
     if !state.answered && !state.failed {
+        // a response may not come on another stream: without a resumable stream it is lost
         shared
-            .log(format!(
-                "the SSE stream answering {what} ended before its response"
+            .close(format!(
+                "the SSE stream answering {what} ended before its response, and could not be resumed"
             ))
             .await;
     }
