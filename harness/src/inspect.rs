@@ -22,6 +22,9 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
     if FUZZ_WIRE_RULES.contains(&rule) {
         out.push("fuzz-wire".into());
     }
+    if rule == crate::load::LIMITS_RULE {
+        out.push("load".into());
+    }
     out
 }
 

@@ -3,6 +3,10 @@
 //! the task's own, and the model judges every observation. Memory stays flat: the trace only
 //! counts, each task is judged by its own model, ids are kept as 64-bit hashes, and latencies
 //! go into a fixed log-scale histogram.
+//!
+//! A creation answered with an error is a rejection, not a failure: receivers should limit
+//! concurrent tasks per requestor. Rejections, and the ttl granted to a request for ten years,
+//! are reported as information on `tasks.resources.limits`.
 
 use crate::model::{Model, Observation, Source};
 use crate::session::{Reply, Session};
@@ -101,7 +105,18 @@ pub struct LoadReport {
     pub duration: Duration,
     /// Set when the connection failed.
     pub error: Option<String>,
+    /// Creations answered with an error (a concurrency limit, perhaps), and the first answer.
+    pub rejected: usize,
+    pub rejected_example: Option<String>,
+    /// What a creation asking for a ten-year ttl got.
+    pub long_ttl: Option<String>,
 }
+
+/// The ttl of the one task that asks for far more than any receiver should keep: ten years.
+pub const LONG_TTL_MS: u64 = 10 * 365 * 24 * 3600 * 1000;
+
+/// The rule whose information load reports.
+pub const LIMITS_RULE: &str = "tasks.resources.limits";
 
 impl LoadReport {
     fn fail(&mut self, what: String) {
@@ -149,6 +164,16 @@ impl LoadReport {
                 ms(h.percentile(0.99))
             ));
         }
+        out.push_str(&format!(
+            "\nINFO {LIMITS_RULE}: a ttl of {LONG_TTL_MS} ms (ten years) {}; {} of {} creations rejected{}\n",
+            self.long_ttl.as_deref().unwrap_or("was not asked for"),
+            self.rejected,
+            self.started,
+            self.rejected_example
+                .as_ref()
+                .map(|e| format!(" (first: {e})"))
+                .unwrap_or_default()
+        ));
         if self.failures.is_empty() && self.error.is_none() {
             out.push_str(
                 "\nno failure: ids unique, every result its task's own, every observation valid\n",
@@ -179,6 +204,7 @@ impl LoadReport {
             "latency": {"create": pct(&self.create), "tasksGet": pct(&self.get), "timeToResult": pct(&self.to_result)},
             "failures": self.failures.iter().map(|f| json!({"kind": f.kind, "example": f.example, "count": f.count})).collect::<Vec<_>>(),
             "error": self.error,
+            "limits": {"rule": LIMITS_RULE, "longTtl": self.long_ttl, "rejected": self.rejected, "rejectedExample": self.rejected_example},
         })
     }
 }
@@ -232,10 +258,12 @@ impl Run<'_> {
                 .cloned()
                 .ok_or("tools/call with a task got no CreateTaskResult")?,
             Outcome::Error(e) => {
-                return Err(format!(
-                    "tools/call with a task failed: {}",
-                    crate::matcher::short(e)
-                ))
+                self.note(|r| {
+                    r.rejected += 1;
+                    r.rejected_example
+                        .get_or_insert_with(|| crate::matcher::short(e));
+                });
+                return Ok(());
             }
         };
         let id = task
@@ -323,6 +351,27 @@ fn outcome_value(o: &Outcome) -> &Value {
     }
 }
 
+/// Asks for a task that lives ten years; says what ttl it was granted.
+async fn long_ttl(session: &Session, timeout: Duration) -> String {
+    let params =
+        json!({"name": "optional_sleep", "arguments": {"ms": 0}, "task": {"ttl": LONG_TTL_MS}});
+    match session.request("tools/call", params, timeout).await {
+        Ok(Reply {
+            outcome: Outcome::Result(r),
+            ..
+        }) => match r.pointer("/task/ttl") {
+            Some(ttl) if ttl.as_u64() == Some(LONG_TTL_MS) => "was granted as asked".into(),
+            Some(ttl) => format!("was capped to {ttl} ms"),
+            None => "was granted with no ttl in the answer".into(),
+        },
+        Ok(Reply {
+            outcome: Outcome::Error(e),
+            ..
+        }) => format!("was refused: {}", crate::matcher::short(&e)),
+        Err(e) => format!("got no answer: {e}"),
+    }
+}
+
 /// Runs a load against a receiver (one session) and reports what it found.
 pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadReport {
     let start = Instant::now();
@@ -343,10 +392,14 @@ pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadRepo
             ..LoadReport::default()
         };
     }
+    let long_ttl = long_ttl(&session, opts.timeout).await;
     let run = Run {
         session: &session,
         opts,
-        report: Mutex::default(),
+        report: Mutex::new(LoadReport {
+            long_ttl: Some(long_ttl),
+            ..LoadReport::default()
+        }),
         ids: Mutex::default(),
     };
     let deadline = opts.duration.map(|d| start + d);

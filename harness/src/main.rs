@@ -48,6 +48,10 @@ enum Command {
         /// List the faults and the rule each breaks.
         #[arg(long)]
         list_faults: bool,
+        /// Refuse a new task while this many are unfinished (a limit the spec recommends, not
+        /// a fault).
+        #[arg(long, value_name = "N")]
+        max_tasks: Option<usize>,
         /// Break the transport instead of a rule (garbage, hangs, exits, HTTP errors); see
         /// --list-hostile.
         #[arg(long, value_name = "MODE")]
@@ -353,6 +357,7 @@ async fn dispatch(cli: Cli) -> i32 {
         Command::Reference {
             faults,
             list_faults,
+            max_tasks,
             http,
             json_response,
             hostile,
@@ -373,8 +378,9 @@ async fn dispatch(cli: Cli) -> i32 {
                     "unknown {over} hostile mode {name:?} (see `taskcheck reference --list-hostile`)"
                 ))
             };
-            let faults =
+            let mut faults =
                 reference::faults::Faults::from_names(&faults).unwrap_or_else(|e| usage_error(e));
+            faults.max_live_tasks = max_tasks;
             let served = match http {
                 Some(addr) => {
                     let options = reference::http::HttpOptions {

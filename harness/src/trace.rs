@@ -74,6 +74,9 @@ pub struct Trace {
 
 /// Longest raw text kept in a trace entry.
 const TEXT_PREVIEW: usize = 2048;
+/// Most entries one trace keeps; later ones are counted, not kept, so a receiver that floods
+/// cannot exhaust taskcheck's memory (the trace then says where it stopped keeping).
+pub const MAX_KEPT: usize = 50_000;
 
 impl Trace {
     /// An empty trace for one session.
@@ -119,9 +122,19 @@ impl Trace {
     ) -> u64 {
         let mut entries = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let seq = self.count.fetch_add(1, Ordering::Relaxed);
-        if !self.keep {
+        if !self.keep || entries.len() > MAX_KEPT {
             return seq;
         }
+        let (message, text, via) = match entries.len() == MAX_KEPT {
+            true => (
+                None,
+                Some(format!(
+                    "taskcheck keeps at most {MAX_KEPT} messages of a session: from here on they are counted, not kept or judged"
+                )),
+                None,
+            ),
+            false => (message, text.map(|t| preview(t, TEXT_PREVIEW)), via),
+        };
         entries.push(Entry {
             scenario: None,
             peer: self.peer.map(str::to_string),
@@ -130,7 +143,7 @@ impl Trace {
             transport: self.transport.to_string(),
             t_ms: self.start.elapsed().as_millis() as u64,
             message,
-            text: text.map(|t| preview(t, TEXT_PREVIEW)),
+            text,
             via,
         });
         seq
@@ -162,4 +175,26 @@ pub fn write_jsonl(path: &std::path::Path, entries: &[Entry]) -> std::io::Result
         out.push('\n');
     }
     std::fs::write(path, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_is_counted_not_kept() {
+        let trace = Trace::new("stdio");
+        for _ in 0..MAX_KEPT + 10 {
+            trace.record(Direction::In, Some(Value::Null), None);
+        }
+        let entries = trace.entries();
+        assert_eq!(entries.len(), MAX_KEPT + 1);
+        let last = entries.last().unwrap();
+        assert!(last.message.is_none());
+        assert!(last.text.as_deref().unwrap().contains("counted, not kept"));
+        assert_eq!(
+            trace.record(Direction::Out, None, Some("x")),
+            (MAX_KEPT + 10) as u64
+        );
+    }
 }

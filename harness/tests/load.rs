@@ -98,3 +98,29 @@ fn the_duration_bounds_a_load() {
     );
     assert!(doc["started"].as_u64().unwrap() < 100_000_000);
 }
+
+#[test]
+fn a_receiver_that_limits_concurrent_tasks_is_reported_not_accused() {
+    let (code, out, doc) = load(
+        &format!("{} --max-tasks 4", reference(&[])),
+        &["--tasks", "200", "--concurrency", "32"],
+        "load-limited",
+    );
+    assert_eq!(code, 0, "limiting is what the spec recommends\n{out}");
+    assert_eq!(doc["failures"], serde_json::json!([]), "{out}");
+    let rejected = doc["limits"]["rejected"].as_u64().unwrap();
+    assert!(rejected > 0, "the limit was never reached\n{out}");
+    assert_eq!(
+        doc["completed"].as_u64().unwrap() + rejected,
+        200,
+        "every task either completed or was rejected\n{out}"
+    );
+    assert_eq!(
+        doc["limits"]["longTtl"], "was capped to 3600000 ms",
+        "the reference caps ttl at an hour\n{out}"
+    );
+    assert!(
+        out.contains("INFO tasks.resources.limits:") && out.contains("creations rejected"),
+        "{out}"
+    );
+}

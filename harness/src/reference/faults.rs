@@ -177,9 +177,14 @@ pub fn by_name(name: &str) -> Option<&'static FaultInfo> {
     FAULTS.iter().find(|f| f.name == name)
 }
 
-/// The faults switched on.
+/// The faults switched on, and the one setting that is not a fault.
 #[derive(Debug, Clone, Default)]
-pub struct Faults(HashSet<Fault>);
+pub struct Faults {
+    on: HashSet<Fault>,
+    /// `reference --max-tasks N`: refuse a new task while N are unfinished. Not a fault:
+    /// the spec recommends limiting concurrent tasks per requestor.
+    pub max_live_tasks: Option<usize>,
+}
 
 impl Faults {
     /// Faults from their names; the first unknown name is the error.
@@ -192,11 +197,14 @@ impl Faults {
                 })
             })
             .collect::<Result<_, _>>()
-            .map(Faults)
+            .map(|on| Faults {
+                on,
+                max_live_tasks: None,
+            })
     }
 
     /// Whether a fault is on.
     pub fn has(&self, fault: Fault) -> bool {
-        self.0.contains(&fault)
+        self.on.contains(&fault)
     }
 }

@@ -290,6 +290,14 @@ impl Reference {
                     .ok_or_else(|| invalid("`task.ttl` must be a non-negative integer"))?,
             ),
         };
+        if let Some(max) = self.faults.max_live_tasks {
+            if self.lock().unfinished() >= max {
+                return Err((
+                    code::INTERNAL_ERROR,
+                    format!("Too many unfinished tasks: at most {max} at once"),
+                ));
+            }
+        }
         if self.faults.has(Fault::CreateReturnsResult) {
             let outcome = tools::run(self, &name, &args, &ctx(None)).await;
             return outcome.map_err(error_pair);

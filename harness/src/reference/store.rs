@@ -103,6 +103,14 @@ impl Store {
         self.tasks.get_mut(&id).expect("just inserted")
     }
 
+    /// How many tasks have not finished (expired ones included until they are looked up).
+    pub fn unfinished(&self) -> usize {
+        self.tasks
+            .values()
+            .filter(|t| !t.status.is_terminal())
+            .count()
+    }
+
     /// How many tasks were ever created.
     pub fn created_count(&self) -> u64 {
         self.created
