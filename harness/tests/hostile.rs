@@ -9,6 +9,32 @@ use std::time::{Duration, Instant};
 
 const INIT_REPLY: &str = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"hostile","version":"0"}}}"#;
 
+/// The JUnit, Markdown and HTML reports of a run tagged `tag`: their flags and paths.
+fn other_reports(tag: &str) -> (Vec<String>, Vec<std::path::PathBuf>) {
+    let mut args = Vec::new();
+    let mut paths = Vec::new();
+    for (flag, ext) in [
+        ("--report-junit", "xml"),
+        ("--report-md", "md"),
+        ("--report-html", "html"),
+    ] {
+        let path = temp_path(&format!("{tag}.{ext}"));
+        let _ = std::fs::remove_file(&path);
+        args.extend([flag.to_string(), path.to_str().unwrap().to_string()]);
+        paths.push(path);
+    }
+    (args, paths)
+}
+
+/// Which of these reports is missing or empty.
+fn unwritten(paths: &[std::path::PathBuf]) -> Vec<String> {
+    paths
+        .iter()
+        .filter(|p| std::fs::metadata(p).map_or(true, |m| m.len() == 0))
+        .map(|p| p.display().to_string())
+        .collect()
+}
+
 fn no_process_matches(marker: &str) -> bool {
     let out = std::process::Command::new("pgrep")
         .args(["-f", marker])
@@ -24,9 +50,16 @@ fn assert_harness_error(receiver: &str, tag: &str, cause: &str, marker: &str) {
 /// The same, for a run with extra arguments (a scenario selection, say).
 fn assert_harness_error_of(receiver: &str, extra: &[&str], tag: &str, cause: &str, marker: &str) {
     let start = Instant::now();
+    let (reports, paths) = other_reports(tag);
     let mut args = vec!["--timeout-ms", "500", "--scenario-timeout-ms", "3000"];
     args.extend_from_slice(extra);
+    args.extend(reports.iter().map(String::as_str));
     let (code, out, doc) = run(receiver, &args, tag);
+    assert_eq!(
+        unwritten(&paths),
+        Vec::<String>::new(),
+        "reports not written"
+    );
     assert!(
         start.elapsed() < Duration::from_secs(20),
         "took {:?}",
@@ -238,12 +271,15 @@ fn every_http_hostile_mode_ends_in_a_named_harness_error_with_the_report_written
     let problems = in_parallel(&HTTP_HOSTILE_CAUSES, 3, |(mode, cause)| {
         let server = HttpReference::start(&["--hostile", mode]);
         let start = Instant::now();
-        let (code, out, doc) = run_against(
-            &["--url", &server.url],
-            &["--timeout-ms", "500", "--scenario-timeout-ms", "3000"],
-            &format!("http-hostile-{mode}"),
-        );
-        let mut problems = Vec::new();
+        let tag = format!("http-hostile-{mode}");
+        let (reports, paths) = other_reports(&tag);
+        let mut args = vec!["--timeout-ms", "500", "--scenario-timeout-ms", "3000"];
+        args.extend(reports.iter().map(String::as_str));
+        let (code, out, doc) = run_against(&["--url", &server.url], &args, &tag);
+        let mut problems: Vec<String> = unwritten(&paths)
+            .into_iter()
+            .map(|p| format!("{mode}: {p} not written"))
+            .collect();
         if start.elapsed() > Duration::from_secs(20) {
             problems.push(format!("{mode}: took {:?}", start.elapsed()));
         }

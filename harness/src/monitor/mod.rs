@@ -78,6 +78,8 @@ pub fn task_capability(method: &str) -> Option<&'static str> {
 
 /// A request taskcheck sent, waiting for its answer.
 struct Asked {
+    /// The request's JSON-RPC id, as text.
+    id: String,
     method: String,
     params: Value,
     seq: u64,
@@ -162,6 +164,7 @@ impl Monitor<'_> {
                 self.asked.insert(
                     key(e, &id),
                     Asked {
+                        id: wire::id_text(&id),
                         method,
                         params,
                         seq: e.seq,
@@ -362,6 +365,16 @@ impl Monitor<'_> {
         let id = task.get("taskId").map(wire::id_text).unwrap_or_default();
         self.expiry.created(&id, peer_of(e), asked.t_ms);
         self.created.insert(id.clone());
+        if id == asked.id {
+            self.findings.push(find(
+                "tasks.security.secure-ids",
+                false,
+                format!(
+                    "task id {id:?} is the id of the request that created it: anyone can guess it"
+                ),
+                vec![asked.seq, e.seq],
+            ));
+        }
         self.observe(task, Source::Create, e, Some(asked.seq));
         let method = &asked.method;
         let declared =

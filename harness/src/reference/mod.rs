@@ -203,7 +203,7 @@ impl Reference {
                 Ok(self.start_task(None, Box::pin(async { Ok(fixtures::tools_list()) })))
             }
             "tools/list" => Ok(fixtures::tools_list()),
-            "tools/call" => self.tools_call(params).await,
+            "tools/call" => self.tools_call(params, &id).await,
             "tasks/get" => self.tasks_get(&params),
             "tasks/result" => self.tasks_result(&params).await,
             "tasks/list" if !self.faults.has(Fault::ListMethodMissing) => self.tasks_list(&params),
@@ -241,7 +241,7 @@ impl Reference {
         })
     }
 
-    async fn tools_call(self: &Arc<Self>, params: Value) -> Reply {
+    async fn tools_call(self: &Arc<Self>, params: Value, request_id: &Value) -> Reply {
         let name = params
             .get("name")
             .and_then(Value::as_str)
@@ -303,7 +303,10 @@ impl Reference {
             return outcome.map_err(error_pair);
         }
         let server = self.clone();
-        let task_id = self.next_task_id();
+        let task_id = match self.faults.has(Fault::TaskIdIsRequestId) {
+            true => wire::id_text(request_id),
+            false => self.next_task_id(),
+        };
         let run_ctx = ctx(Some(task_id.clone()));
         let work = Box::pin(async move { tools::run(&server, &name, &args, &run_ctx).await });
         let created = self.start_task_with_id(task_id.clone(), requested_ttl, work);
