@@ -1,6 +1,7 @@
 //! taskcheck: conformance harness for the MCP 2025-11-25 Tasks utility.
 
 pub mod baseline;
+pub mod diff;
 pub mod exit;
 pub mod explore;
 pub mod fixtures;

@@ -10,7 +10,9 @@ use mcp_taskcheck::runner::{Config, Limits};
 use mcp_taskcheck::scenario::{self, Scenario};
 use mcp_taskcheck::schema::SchemaSet;
 use mcp_taskcheck::transport::http::{parse_header, HttpConnector};
+use mcp_taskcheck::transport::served::ServedConnector;
 use mcp_taskcheck::transport::stdio::{kill_all_groups, StdioConnector};
+use mcp_taskcheck::transport::Connect;
 use mcp_taskcheck::{exit, fuzzwire, inspect, load, offline, reference, spec, suite, verdict};
 use reqwest::header::HeaderMap;
 use std::io::IsTerminal;
@@ -91,6 +93,13 @@ enum Command {
         #[command(flatten)]
         library: LibraryArgs,
     },
+    /// Which verdicts changed between two JSON reports (per scenario and rule); exit 1 if any.
+    Diff {
+        /// The earlier report (`--report-json`).
+        old: PathBuf,
+        /// The later report.
+        new: PathBuf,
+    },
     /// Every rule with its checks and faults, and a coverage summary (exit 1 if a checked
     /// rule lacks a check or a fault).
     Coverage {
@@ -113,7 +122,7 @@ enum Command {
 
 /// The receiver under test and how to reach it (`run` and `load`).
 #[derive(clap::Args)]
-#[command(group(clap::ArgGroup::new("receiver").required(true).args(["stdio", "url"])))]
+#[command(group(clap::ArgGroup::new("receiver").required(true).args(["stdio", "url", "url_from"])))]
 struct TargetArgs {
     /// The receiver: a command spoken to over stdio (run by /bin/sh).
     #[arg(long, value_name = "COMMAND")]
@@ -121,6 +130,10 @@ struct TargetArgs {
     /// The receiver: a Streamable HTTP endpoint.
     #[arg(long, value_name = "URL")]
     url: Option<String>,
+    /// The receiver: a command that serves Streamable HTTP and prints its endpoint URL as its
+    /// first line of stdout; started afresh for every scenario, scenarios one at a time.
+    #[arg(long, value_name = "COMMAND")]
+    url_from: Option<String>,
     /// An HTTP header sent on every request, `Name: value` (repeatable; values never reach
     /// reports or traces).
     #[arg(long = "header", value_name = "HEADER")]
@@ -443,6 +456,25 @@ async fn dispatch(cli: Cli) -> i32 {
             let baseline = baseline(&reports, &lib);
             emit(&report, &reports, baseline.as_ref())
         }
+        Command::Diff { old, new } => {
+            let read = |path: &PathBuf| {
+                let file = path.display().to_string();
+                std::fs::read_to_string(path)
+                    .map_err(|e| format!("{file}: cannot read: {e}"))
+                    .and_then(|text| mcp_taskcheck::diff::verdicts(&text, &file))
+                    .unwrap_or_else(|e| usage_error(e))
+            };
+            let changed = mcp_taskcheck::diff::changes(&read(&old), &read(&new));
+            for line in &changed {
+                println!("{line}");
+            }
+            if changed.is_empty() {
+                println!("no verdict changed");
+                exit::CONFORMANT
+            } else {
+                exit::NONCONFORMANT
+            }
+        }
         Command::Coverage { library: lib } => {
             let (text, complete) = inspect::coverage(&library(&lib));
             print!("{text}");
@@ -513,6 +545,7 @@ async fn explore(args: ExploreArgs) -> i32 {
     let found = match target(&args.target) {
         Target::Stdio(c) => exploring::explore(&c, &config, &options).await,
         Target::Http(c) => exploring::explore(c.as_ref(), &config, &options).await,
+        Target::Served(c) => exploring::explore(c.as_ref(), &config, &options).await,
     };
     print!("{}", found.summary(&options));
     let violated = found.failure.is_some() || !found.unreproduced.is_empty();
@@ -537,6 +570,7 @@ async fn fuzz_wire(args: FuzzWireArgs) -> i32 {
         let judged = match target(&args.target) {
             Target::Stdio(c) => fuzzwire::run_case(&c, &config, &saved.input).await,
             Target::Http(c) => fuzzwire::run_case(c.as_ref(), &config, &saved.input).await,
+            Target::Served(c) => fuzzwire::run_case(c.as_ref(), &config, &saved.input).await,
         };
         let checks = match judged {
             Ok(checks) => checks,
@@ -562,6 +596,7 @@ async fn fuzz_wire(args: FuzzWireArgs) -> i32 {
     let found = match target(&args.target) {
         Target::Stdio(c) => fuzzwire::fuzz(&c, &config, &options).await,
         Target::Http(c) => fuzzwire::fuzz(c.as_ref(), &config, &options).await,
+        Target::Served(c) => fuzzwire::fuzz(c.as_ref(), &config, &options).await,
     };
     print!("{}", found.summary(&options));
     match (&found.error, found.failed()) {
@@ -591,6 +626,8 @@ async fn run(args: RunArgs) -> i32 {
     let report = match target(&args.target) {
         Target::Stdio(c) => suite::run_all(Arc::new(c), scenarios, config, jobs, on_done).await,
         Target::Http(c) => suite::run_all(Arc::new(*c), scenarios, config, jobs, on_done).await,
+        // a fresh server per scenario: one at a time, so none is killed under another
+        Target::Served(c) => suite::run_all(Arc::new(*c), scenarios, config, 1, on_done).await,
     };
     bar.finish_and_clear();
     let code = emit(&report, &args.reports, baseline.as_ref());
@@ -614,6 +651,7 @@ async fn load(args: LoadArgs) -> i32 {
     let report = match target(&args.target) {
         Target::Stdio(c) => load::run_load(&c, &opts).await,
         Target::Http(c) => load::run_load(c.as_ref(), &opts).await,
+        Target::Served(c) => load::run_load(c.as_ref(), &opts).await,
     };
     print!("{}", report.table());
     if let Some(path) = &args.report_json {
@@ -686,6 +724,7 @@ fn progress(scenarios: usize) -> ProgressBar {
 enum Target {
     Stdio(StdioConnector),
     Http(Box<HttpConnector>),
+    Served(Box<ServedConnector>),
 }
 
 /// The connector `--stdio` or `--url` asks for; a bad URL or header is a usage error.
@@ -698,7 +737,34 @@ fn target(args: &TargetArgs) -> Target {
         (None, Some(url)) => Target::Http(Box::new(
             http_connector(args, url).unwrap_or_else(|e| usage_error(e)),
         )),
-        (None, None) => usage_error("give the receiver with --stdio COMMAND or --url URL"),
+        (None, None) => {
+            let Some(command) = args.url_from.clone() else {
+                usage_error(
+                    "give the receiver with --stdio COMMAND, --url URL or --url-from COMMAND",
+                )
+            };
+            // the headers are checked now, not when the first server has started
+            let probe =
+                http_connector(args, "http://127.0.0.1/").unwrap_or_else(|e| usage_error(e));
+            let owned = TargetArgs {
+                stdio: None,
+                url: None,
+                url_from: None,
+                headers: args.headers.clone(),
+                auth_a: args.auth_a.clone(),
+                auth_b: args.auth_b.clone(),
+                connect_timeout_ms: args.connect_timeout_ms,
+                max_line_bytes: args.max_line_bytes,
+            };
+            let http = Box::new(move |url: reqwest::Url| http_connector(&owned, url.as_str()));
+            let startup = Duration::from_millis(args.connect_timeout_ms.max(10_000));
+            Target::Served(Box::new(ServedConnector::new(
+                command,
+                http,
+                startup,
+                probe.distinct_auth(),
+            )))
+        }
     }
 }
 

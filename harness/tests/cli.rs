@@ -239,3 +239,31 @@ fn the_builtin_tasks_schema_is_printed() {
     let schema: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(schema["$defs"]["Task"]["required"].is_array());
 }
+
+#[test]
+fn diff_lists_changed_verdicts_and_exits_1_only_when_some_changed() {
+    let (_, _, _) = run(
+        &reference(&[]),
+        &["--scenario", "cancel-terminal"],
+        "diff-a",
+    );
+    let (_, _, _) = run(
+        &reference(&["cancel-terminal-ok"]),
+        &["--scenario", "cancel-terminal"],
+        "diff-b",
+    );
+    let (a, b) = (temp_path("diff-a.json"), temp_path("diff-b.json"));
+    let same = taskcheck(&["diff", a.to_str().unwrap(), a.to_str().unwrap()]);
+    assert_eq!(same.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&same.stdout).contains("no verdict changed"));
+    let changed = taskcheck(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&changed.stdout);
+    assert_eq!(changed.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("cancel-terminal:tasks.cancel.terminal-rejected: pass -> fail"),
+        "{text}"
+    );
+    let missing = taskcheck(&["diff", "/nonexistent/a.json", a.to_str().unwrap()]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/a.json: cannot read"));
+}

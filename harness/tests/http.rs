@@ -280,3 +280,27 @@ fn broken_http_answers_are_transport_errors_with_their_cause() {
         assert_eq!(doc["exitCode"], 3, "{mode}: the report was written");
     }
 }
+
+#[test]
+fn url_from_starts_a_server_per_scenario_and_leaves_none_behind() {
+    // an unusual --max-tasks marks these servers for pgrep
+    let command = format!("{BIN} reference --http --max-tasks 987655");
+    let (code, out, doc) = run_against(&["--url-from", &command], &[], "url-from");
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(doc["transport"], "http");
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", "max-tasks 987655"])
+        .output()
+        .unwrap();
+    assert!(left.stdout.is_empty(), "a server survived the run");
+    let (code, out, _) = run_against(
+        &["--url-from", "echo not-a-url"],
+        &["--scenario", "create-poll-result"],
+        "url-from-bad",
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("`echo not-a-url` printed \"not-a-url\" first, not a URL"),
+        "{out}"
+    );
+}

@@ -2,6 +2,7 @@
 //! so the session never knows which transport it talks over.
 
 pub mod http;
+pub mod served;
 pub mod sse;
 pub mod stdio;
 

@@ -39,8 +39,31 @@ fn kill_group(pgid: i32) {
 }
 
 /// Kills the receiver's whole process group when the connection is dropped.
-struct GroupGuard {
+pub struct GroupGuard {
     pgid: i32,
+}
+
+/// Spawns `command` (run by /bin/sh) in a process group of its own, with piped stdio; the
+/// guard kills the whole group when dropped, and Ctrl-C kills it too.
+pub fn spawn_group(command: &str) -> Result<(Child, GroupGuard), ConnectError> {
+    let child = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| ConnectError(format!("cannot start `{command}`: {e}")))?;
+    let pgid = child
+        .id()
+        .ok_or_else(|| ConnectError(format!("`{command}` exited at once")))? as i32;
+    live_groups()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(pgid);
+    Ok((child, GroupGuard { pgid }))
 }
 
 impl Drop for GroupGuard {
@@ -55,24 +78,7 @@ impl Drop for GroupGuard {
 
 impl Connect for StdioConnector {
     async fn connect(&self, _peer: Peer) -> Result<Connection, ConnectError> {
-        let mut child = Command::new("/bin/sh")
-            .arg("-c")
-            .arg(&self.command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| ConnectError(format!("cannot start `{}`: {e}", self.command)))?;
-        let pgid = child
-            .id()
-            .ok_or_else(|| ConnectError(format!("`{}` exited at once", self.command)))?
-            as i32;
-        live_groups()
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(pgid);
+        let (mut child, guard) = spawn_group(&self.command)?;
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -86,7 +92,7 @@ impl Connect for StdioConnector {
         Ok(Connection {
             outgoing: out_tx,
             incoming: in_rx,
-            guard: Box::new(GroupGuard { pgid }),
+            guard: Box::new(guard),
             transport: "stdio",
             abandon: Box::new(|_| {}),
         })
