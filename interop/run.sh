@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs taskcheck against fixture servers written with real MCP SDKs, over stdio and Streamable
+# HTTP, and compares the verdicts with the committed reports under reports/<sdk>-<transport>/:
+# a changed verdict fails, with the lines that changed (committed -> now).
+#   interop/run.sh             compare (what CI runs)
+#   interop/run.sh --update    rewrite the committed reports instead
+# TASKCHECK (default target/debug/taskcheck) is the binary used. SDK installs are cached under
+# interop/.cache/ (not committed); delete it to reinstall.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+taskcheck=${TASKCHECK:-target/debug/taskcheck}
+update=0
+[[ ${1:-} == --update ]] && update=1
+cache=interop/.cache
+mkdir -p "$cache"
+failed=0
+
+# check NAME TRANSPORT RECEIVER-ARGS...: one run, its reports, and the comparison
+check() {
+  local name=$1 transport=$2
+  shift 2
+  local committed=reports/$name-$transport now=$cache/$name-$transport
+  mkdir -p "$now"
+  local start=$SECONDS
+  "$taskcheck" run "$@" --report-json "$now/report.json" --report-md "$now/report.md" \
+    --report-html "$now/report.html" >"$now/terminal.txt" 2>&1 || true
+  echo "$name over $transport: $(tail -n 1 "$now/terminal.txt") [$((SECONDS - start)) s]"
+  if ((update)); then
+    mkdir -p "$committed"
+    cp "$now"/report.{json,md,html} "$committed/"
+  elif ! "$taskcheck" diff "$committed/report.json" "$now/report.json"; then
+    echo "FAIL: verdicts of $name over $transport changed (committed -> now); if intended, run interop/run.sh --update"
+    failed=1
+  fi
+}
+
+python_sdk() {
+  local venv=$cache/venv-python-mcp-1.30.0
+  if [[ ! -x $venv/bin/python ]]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r interop/python/requirements.txt
+  fi
+  check python-mcp-1.30.0 stdio --stdio "$venv/bin/python interop/python/server.py"
+  check python-mcp-1.30.0 http --url-from "$venv/bin/python interop/python/server.py --http"
+}
+
+python_sdk
+if ((update)); then
+  python3 interop/matrix.py --update
+elif ! python3 interop/matrix.py; then
+  failed=1
+fi
+exit $failed
