@@ -1,0 +1,160 @@
+// taskcheck fixture server written with the official TypeScript SDK
+// (@modelcontextprotocol/sdk 1.32.2), plain JavaScript ESM: no build step.
+//
+// Implements the fixture contract (`taskcheck list --fixtures`) with `McpServer`, an
+// in-memory task store and `server.experimental.tasks.registerToolTask`, following the SDK's
+// own examples (examples/server/simpleStreamableHttp.js). interop/README.md says where the
+// contract could not be expressed.
+//
+//   node server.mjs            # stdio
+//   node server.mjs --http     # Streamable HTTP on 127.0.0.1, a free port; the endpoint URL
+//                              # is the first line of stdout
+
+import { randomUUID } from 'node:crypto';
+import * as z from 'zod/v4';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTaskStore, InMemoryTaskMessageQueue } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const text = (value) => ({ content: [{ type: 'text', text: value }] });
+const ms = z.number().int().min(0).default(0);
+
+// one store for the whole process, as in the SDK's example
+const taskStore = new InMemoryTaskStore();
+
+// What each task-capable fixture does once its task exists; `done` stores the outcome.
+const WORK = {
+  optional_sleep: async ({ ms }) => ['completed', text(`slept ${ms}`)],
+  required_sleep: async ({ ms }) => ['completed', text(`slept ${ms}`)],
+  tool_error: async () => ['failed', { ...text('tool_error failed'), isError: true }],
+  // a task's outcome can only be a stored result, not a JSON-RPC error (interop/README.md)
+  protocol_error: async () => ['failed', { ...text('protocol_error failed'), isError: true }],
+  elicit_input: async (_args, server, taskId) => {
+    const stream = server.server.experimental.tasks.elicitInputStream(
+      {
+        mode: 'form',
+        message: 'taskcheck asks for an answer',
+        requestedSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+      },
+      { relatedTask: { taskId } },
+    );
+    for await (const message of stream) {
+      if (message.type === 'error') throw message.error;
+      if (message.type === 'result') {
+        const answer = message.result;
+        if (answer.action === 'accept') return ['completed', text(String(answer.content?.answer ?? ''))];
+        return ['completed', text(answer.action === 'decline' ? 'declined' : 'cancelled')];
+      }
+    }
+    throw new Error('no answer to the elicitation');
+  },
+};
+
+function taskTool(server, name, taskSupport, extra = {}) {
+  server.experimental.tasks.registerToolTask(
+    name,
+    { description: `taskcheck fixture ${name}`, inputSchema: { ms, ...extra }, execution: { taskSupport } },
+    {
+      async createTask(args, taskExtra) {
+        const task = await taskExtra.taskStore.createTask({ ttl: taskExtra.taskRequestedTtl, pollInterval: 100 });
+        (async () => {
+          try {
+            await sleep(args.ms);
+            const [status, result] =
+              name === 'progress_sleep'
+                ? await progress(args, taskExtra, task.taskId)
+                : await WORK[name](args, server, task.taskId);
+            await taskStore.storeTaskResult(task.taskId, status, result);
+          } catch (error) {
+            await taskStore.storeTaskResult(task.taskId, 'failed', { ...text(`Error: ${error}`), isError: true });
+          }
+        })();
+        return { task };
+      },
+      async getTask(_args, { taskId, taskStore }) {
+        return await taskStore.getTask(taskId);
+      },
+      async getTaskResult(_args, { taskId, taskStore }) {
+        return await taskStore.getTaskResult(taskId);
+      },
+    },
+  );
+}
+
+async function progress(args, taskExtra, taskId) {
+  const token = taskExtra._meta?.progressToken;
+  const steps = args.steps ?? 3;
+  for (let step = 1; step <= steps; step++) {
+    if (token !== undefined) {
+      await taskExtra.sendNotification(
+        { method: 'notifications/progress', params: { progressToken: token, progress: step, total: steps } },
+        { relatedTask: { taskId } },
+      );
+    }
+  }
+  return ['completed', text(`slept ${args.ms}`)];
+}
+
+function fixtureServer() {
+  const server = new McpServer(
+    { name: 'taskcheck-fixtures-typescript', version: '1.32.2' },
+    {
+      capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+      taskStore,
+      taskMessageQueue: new InMemoryTaskMessageQueue(),
+    },
+  );
+  for (const name of ['sync_echo', 'forbidden_echo']) {
+    server.registerTool(
+      name,
+      { description: `taskcheck fixture ${name}`, inputSchema: { ms, text: z.string().default('') } },
+      async ({ text: value }) => text(value),
+    );
+  }
+  for (const name of ['optional_sleep', 'tool_error', 'protocol_error', 'elicit_input']) taskTool(server, name, 'optional');
+  taskTool(server, 'required_sleep', 'required');
+  taskTool(server, 'progress_sleep', 'optional', { steps: z.number().int().min(1).default(3) });
+  return server;
+}
+
+async function serveHttp() {
+  const app = createMcpExpressApp();
+  const sessions = new Map();
+  app.post('/mcp', async (req, res) => {
+    const sessionId = req.headers['mcp-session-id'];
+    let transport = sessionId ? sessions.get(sessionId) : undefined;
+    if (!transport) {
+      if (sessionId || !isInitializeRequest(req.body)) {
+        res.status(sessionId ? 404 : 400).json({ jsonrpc: '2.0', error: { code: -32000, message: 'No valid session' }, id: null });
+        return;
+      }
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => sessions.set(id, transport),
+      });
+      transport.onclose = () => sessions.delete(transport.sessionId);
+      await fixtureServer().connect(transport);
+    }
+    await transport.handleRequest(req, res, req.body);
+  });
+  const session = (req, res) => {
+    const transport = sessions.get(req.headers['mcp-session-id']);
+    if (!transport) return res.status(404).send('No valid session');
+    return transport.handleRequest(req, res);
+  };
+  app.get('/mcp', session);
+  app.delete('/mcp', session);
+  const listener = app.listen(0, '127.0.0.1', () => {
+    console.log(`http://127.0.0.1:${listener.address().port}/mcp`);
+  });
+}
+
+if (process.argv.includes('--http')) {
+  await serveHttp();
+} else {
+  await fixtureServer().connect(new StdioServerTransport());
+}
