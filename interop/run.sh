@@ -35,14 +35,27 @@ check() {
   fi
 }
 
-python_sdk() {
-  local venv=$cache/venv-python-mcp-1.30.0
-  if [[ ! -x $venv/bin/python ]]; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check -r interop/python/requirements.txt
+# venv DIR REQUIREMENTS: a virtualenv with exactly these packages, made once
+venv() {
+  if [[ ! -x $1/bin/python ]]; then
+    python3 -m venv "$1"
+    "$1/bin/pip" install --quiet --disable-pip-version-check -r "$2"
   fi
-  check python-mcp-1.30.0 stdio --stdio "$venv/bin/python interop/python/server.py"
-  check python-mcp-1.30.0 http --url-from "$venv/bin/python interop/python/server.py --http"
+}
+
+python_sdk() {
+  local py=$cache/venv-python-mcp-1.30.0
+  venv "$py" interop/python/requirements.txt
+  check python-mcp-1.30.0 stdio --stdio "$py/bin/python interop/python/server.py"
+  check python-mcp-1.30.0 http --url-from "$py/bin/python interop/python/server.py --http"
+  # the newest major no longer has 2025-11-25 tasks: the report must say so
+  local py2=$cache/venv-python-mcp-2.3.0
+  venv "$py2" interop/python-v2/requirements.txt
+  check python-mcp-2.3.0 stdio --stdio "$py2/bin/python interop/python-v2/server.py"
+  if ! grep -q "declares no \`tasks\` capability" "$cache/python-mcp-2.3.0-stdio/report.md"; then
+    echo "FAIL: the report of mcp 2.3.0 does not say that it declares no tasks capability"
+    failed=1
+  fi
 }
 
 typescript_sdk() {

@@ -375,3 +375,28 @@ fn filters_select_scenarios_and_list_shows_the_selection() {
     assert_eq!(code, 0, "{out}");
     assert_eq!(doc["scenarios"].as_array().unwrap().len(), 1, "{out}");
 }
+
+#[test]
+fn a_receiver_without_tasks_is_told_so_plainly() {
+    let mut report = sample();
+    assert!(
+        report.no_tasks_note().is_none(),
+        "no server info: nothing to say"
+    );
+    let outcome = report.outcome(FailOn::Must, None);
+    let server = |capabilities: Value| {
+        mcp_taskcheck::session::ServerInfo::from_result(&json!({"capabilities": capabilities}))
+    };
+    report.scenarios[0].server = Some(server(json!({"tasks": {"requests": {}}})));
+    assert!(!report
+        .terminal(&outcome, false)
+        .contains("declares no `tasks`"));
+    report.scenarios[0].server = Some(server(json!({"tools": {}})));
+    for text in [report.terminal(&outcome, false), report.markdown(&outcome)] {
+        assert!(
+            text.contains("The receiver declares no `tasks` capability")
+                && text.contains("not applicable"),
+            "{text}"
+        );
+    }
+}

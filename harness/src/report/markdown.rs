@@ -34,6 +34,9 @@ impl RunReport {
             "| {} | {} | {} | {} | {} | {} | {} |\n\n",
             t.passed, t.failed, t.warnings, t.info, t.not_applicable, t.untestable, t.errors
         ));
+        if let Some(note) = self.no_tasks_note() {
+            out.push_str(&format!("{note}\n\n"));
+        }
         let rows: Vec<String> = self
             .scenarios
             .iter()

@@ -185,6 +185,21 @@ impl RunReport {
         outcome
     }
 
+    /// Said plainly when the receiver declares no `tasks` capability at all (it does not
+    /// implement 2025-11-25 Tasks, e.g. an SDK release line that removed them).
+    pub fn no_tasks_note(&self) -> Option<&'static str> {
+        let declared = self
+            .scenarios
+            .iter()
+            .find_map(|s| s.server.as_ref())?
+            .capabilities
+            .get("tasks")
+            .is_some();
+        (!declared).then_some(
+            "The receiver declares no `tasks` capability: it does not implement the 2025-11-25 Tasks utility, so every rule that needs it is not applicable. Still checked: a task-augmented request is processed normally, its `task` ignored (tasks.support.undeclared-processed-normally).",
+        )
+    }
+
     /// The rules that were not met (fail, warn, error), worst verdict each.
     pub fn rules_not_met(&self) -> Vec<(String, Verdict)> {
         self.rule_verdicts()

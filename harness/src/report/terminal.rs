@@ -64,6 +64,9 @@ impl RunReport {
                 out.push_str(&format!("  {} {rule}  {link}\n", label(v, colour)));
             }
         }
+        if let Some(note) = self.no_tasks_note() {
+            out.push_str(&format!("\n{note}\n"));
+        }
         out.push_str(&format!(
             "\n{} in {} scenario(s), {} ms\nexit {}: {}\n",
             totals_line(&self.totals()),

@@ -294,6 +294,9 @@ async fn prerequisites(
         return Ok(None);
     }
     let tools = list_tools(session).await?;
+    // taskSupport means something only where tasks.requests.tools.call is declared (spec,
+    // Tool-Level Negotiation, rule 1): without it, any value (or none) plays the role
+    let negotiates = monitor::has_capability(&info.capabilities, "tasks.requests.tools.call");
     for role in &req.tools {
         let name = fixtures.tool_name(role);
         let Some(tool) = tools
@@ -309,7 +312,7 @@ async fn prerequisites(
             .pointer("/execution/taskSupport")
             .and_then(Value::as_str);
         let wanted = crate::fixtures::find(role).and_then(|f| f.task_support);
-        if declared != wanted {
+        if negotiates && declared != wanted {
             let show = |s: Option<&str>| {
                 s.map(|s| format!("{s:?}"))
                     .unwrap_or_else(|| "absent".into())
