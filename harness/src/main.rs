@@ -533,6 +533,24 @@ fn config(args: &JudgeArgs) -> Config {
     }
 }
 
+/// Runs `$call` with the connector `$args` asks for (`--stdio`, `--url` or `--url-from`),
+/// bound to `$c`, whichever transport it is.
+macro_rules! with_target {
+    ($args:expr, |$c:ident| $call:expr) => {
+        match target($args) {
+            Target::Stdio($c) => $call,
+            Target::Http($c) => {
+                let $c = *$c;
+                $call
+            }
+            Target::Served($c) => {
+                let $c = *$c;
+                $call
+            }
+        }
+    };
+}
+
 async fn explore(args: ExploreArgs) -> i32 {
     let config = config(&args.judge);
     let options = exploring::Options {
@@ -542,11 +560,8 @@ async fn explore(args: ExploreArgs) -> i32 {
         shrink_runs: args.shrink_runs,
         save_failures: args.save_failures,
     };
-    let found = match target(&args.target) {
-        Target::Stdio(c) => exploring::explore(&c, &config, &options).await,
-        Target::Http(c) => exploring::explore(c.as_ref(), &config, &options).await,
-        Target::Served(c) => exploring::explore(c.as_ref(), &config, &options).await,
-    };
+    let found = with_target!(&args.target, |c| exploring::explore(&c, &config, &options)
+        .await);
     print!("{}", found.summary(&options));
     let violated = found.failure.is_some() || !found.unreproduced.is_empty();
     match (&found.error, violated) {
@@ -567,11 +582,12 @@ async fn fuzz_wire(args: FuzzWireArgs) -> i32 {
     let config = config(&args.judge);
     if let Some(file) = &args.replay {
         let saved = fuzzwire::SavedCase::load(file).unwrap_or_else(|e| usage_error(e));
-        let judged = match target(&args.target) {
-            Target::Stdio(c) => fuzzwire::run_case(&c, &config, &saved.input).await,
-            Target::Http(c) => fuzzwire::run_case(c.as_ref(), &config, &saved.input).await,
-            Target::Served(c) => fuzzwire::run_case(c.as_ref(), &config, &saved.input).await,
-        };
+        let judged = with_target!(&args.target, |c| fuzzwire::run_case(
+            &c,
+            &config,
+            &saved.input
+        )
+        .await);
         let checks = match judged {
             Ok(checks) => checks,
             Err(e) => {
@@ -583,7 +599,8 @@ async fn fuzz_wire(args: FuzzWireArgs) -> i32 {
             println!("{} {}: {}", c.verdict.label(), c.rule, c.message);
         }
         return match checks.iter().map(|c| c.verdict).max() {
-            Some(verdict::Verdict::Fail | verdict::Verdict::Error) => exit::NONCONFORMANT,
+            Some(verdict::Verdict::Error) => exit::HARNESS,
+            Some(verdict::Verdict::Fail) => exit::NONCONFORMANT,
             _ => exit::CONFORMANT,
         };
     }
@@ -593,11 +610,8 @@ async fn fuzz_wire(args: FuzzWireArgs) -> i32 {
         time_limit: Duration::from_secs(args.time_s),
         save_failures: args.save_failures,
     };
-    let found = match target(&args.target) {
-        Target::Stdio(c) => fuzzwire::fuzz(&c, &config, &options).await,
-        Target::Http(c) => fuzzwire::fuzz(c.as_ref(), &config, &options).await,
-        Target::Served(c) => fuzzwire::fuzz(c.as_ref(), &config, &options).await,
-    };
+    let found = with_target!(&args.target, |c| fuzzwire::fuzz(&c, &config, &options)
+        .await);
     print!("{}", found.summary(&options));
     match (&found.error, found.failed()) {
         (_, true) => exit::NONCONFORMANT,
@@ -610,11 +624,15 @@ async fn run(args: RunArgs) -> i32 {
     let scenarios = selected(&args.library, &args.select);
     let baseline = baseline(&args.reports, &args.library);
     let config = config(&args.judge);
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-    });
+    let jobs = match args.target.url_from {
+        // a fresh server per scenario: one at a time, so none is killed under another
+        Some(_) => 1,
+        None => args.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2)
+        }),
+    };
     let bar = progress(scenarios.len());
     let on_done: suite::OnDone = {
         let bar = bar.clone();
@@ -623,12 +641,9 @@ async fn run(args: RunArgs) -> i32 {
             bar.inc(1);
         })
     };
-    let report = match target(&args.target) {
-        Target::Stdio(c) => suite::run_all(Arc::new(c), scenarios, config, jobs, on_done).await,
-        Target::Http(c) => suite::run_all(Arc::new(*c), scenarios, config, jobs, on_done).await,
-        // a fresh server per scenario: one at a time, so none is killed under another
-        Target::Served(c) => suite::run_all(Arc::new(*c), scenarios, config, 1, on_done).await,
-    };
+    let report = with_target!(&args.target, |c| {
+        suite::run_all(Arc::new(c), scenarios, config, jobs, on_done).await
+    });
     bar.finish_and_clear();
     let code = emit(&report, &args.reports, baseline.as_ref());
     if let Some(path) = &args.trace {
@@ -648,11 +663,7 @@ async fn load(args: LoadArgs) -> i32 {
         timeout: Duration::from_millis(args.timeout_ms),
         seed: args.seed,
     };
-    let report = match target(&args.target) {
-        Target::Stdio(c) => load::run_load(&c, &opts).await,
-        Target::Http(c) => load::run_load(c.as_ref(), &opts).await,
-        Target::Served(c) => load::run_load(c.as_ref(), &opts).await,
-    };
+    let report = with_target!(&args.target, |c| load::run_load(&c, &opts).await);
     print!("{}", report.table());
     if let Some(path) = &args.report_json {
         let doc = serde_json::to_string_pretty(&report.json()).unwrap_or_default();
