@@ -99,6 +99,10 @@ enum Command {
         old: PathBuf,
         /// The later report.
         new: PathBuf,
+        /// A `scenario:rule` whose verdict is not compared (one the receiver's timing decides;
+        /// repeatable).
+        #[arg(long = "ignore", value_name = "SCENARIO:RULE")]
+        ignore: Vec<String>,
     },
     /// Every rule with its checks and faults, and a coverage summary (exit 1 if a checked
     /// rule lacks a check or a fault).
@@ -456,7 +460,7 @@ async fn dispatch(cli: Cli) -> i32 {
             let baseline = baseline(&reports, &lib);
             emit(&report, &reports, baseline.as_ref())
         }
-        Command::Diff { old, new } => {
+        Command::Diff { old, new, ignore } => {
             let read = |path: &PathBuf| {
                 let file = path.display().to_string();
                 std::fs::read_to_string(path)
@@ -464,7 +468,14 @@ async fn dispatch(cli: Cli) -> i32 {
                     .and_then(|text| mcp_taskcheck::diff::verdicts(&text, &file))
                     .unwrap_or_else(|e| usage_error(e))
             };
-            let changed = mcp_taskcheck::diff::changes(&read(&old), &read(&new));
+            let changed: Vec<String> = mcp_taskcheck::diff::changes(&read(&old), &read(&new))
+                .into_iter()
+                .filter(|line| {
+                    !ignore
+                        .iter()
+                        .any(|key| line.starts_with(&format!("{key}: ")))
+                })
+                .collect();
             for line in &changed {
                 println!("{line}");
             }

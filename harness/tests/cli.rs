@@ -263,6 +263,14 @@ fn diff_lists_changed_verdicts_and_exits_1_only_when_some_changed() {
         text.contains("cancel-terminal:tasks.cancel.terminal-rejected: pass -> fail"),
         "{text}"
     );
+    let ignored = taskcheck(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--ignore",
+        "cancel-terminal:tasks.cancel.terminal-rejected",
+    ]);
+    assert_eq!(ignored.status.code(), Some(0));
     let missing = taskcheck(&["diff", "/nonexistent/a.json", a.to_str().unwrap()]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/a.json: cannot read"));
