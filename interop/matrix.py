@@ -1,7 +1,9 @@
 """The receiver x rule matrix of the committed SDK reports (reports/*/report.json), as
 Markdown: one column per report, one row per rule, the rule's worst verdict in that run.
 `python3 interop/matrix.py --update` writes it into reports/README.md between the matrix
-markers; without it, exits non-zero if what is there is not what the reports give (CI)."""
+markers; without it, exits non-zero if what is there is not what the reports give (CI). Both
+also fail if a rule that did not pass in a report is not named in its SDK's section (after
+`<!-- sdk: NAME -->`): every non-pass must be explained."""
 
 import json
 import pathlib
@@ -31,6 +33,21 @@ def table(root):
     return "\n".join(out)
 
 
+def unexplained(root, text):
+    """Non-pass rules of a report that its SDK's section (after `<!-- sdk: NAME -->`) never names."""
+    missing = []
+    for path in sorted(pathlib.Path(root).glob("*/report.json")):
+        name = path.parent.name
+        sdk = name.rsplit("-", 1)[0]
+        marker = f"<!-- sdk: {sdk} -->"
+        section = text.split(marker, 1)[1].split("\n## ", 1)[0] if marker in text else ""
+        for rule in json.loads(path.read_text())["rules"]:
+            bad = rule["verdict"] in ("fail", "warn", "error", "untestable")
+            if bad and f"`{rule['id']}`" not in section:
+                missing.append(f"{name}: {rule['verdict']} {rule['id']}")
+    return missing
+
+
 def main(mode="--check", root="reports"):
     readme = pathlib.Path(root) / "README.md"
     text = readme.read_text()
@@ -41,6 +58,9 @@ def main(mode="--check", root="reports"):
         readme.write_text(wanted)
     elif text != wanted:
         sys.exit(f"{readme}: the matrix is not the one the committed reports give; run interop/run.sh --update")
+    missing = unexplained(root, wanted)
+    if missing:
+        sys.exit(f"{readme}: non-pass verdicts its SDK section does not explain:\n" + "\n".join(missing))
 
 
 if __name__ == "__main__":
