@@ -125,6 +125,17 @@ fn shown(outcome: &Outcome) -> String {
     }
 }
 
+/// The rule, and the error code, a well-formed request of this class is answered with.
+fn wanted_code(class: Class) -> Option<(&'static str, i64)> {
+    match class {
+        Class::UnknownMethod => Some(("wire.method-not-found", code::METHOD_NOT_FOUND)),
+        Class::BadTaskId => Some(("tasks.errors.unknown-task-id", code::INVALID_PARAMS)),
+        Class::BadCursor => Some(("tasks.errors.bad-cursor", code::INVALID_PARAMS)),
+        Class::BadTaskParam => Some(("tasks.errors.malformed-task-param", code::INVALID_PARAMS)),
+        _ => None,
+    }
+}
+
 /// Judges the answer (or its absence) to a case's input.
 fn judge_answer(input: &Input, answer: Option<&(u64, Outcome)>, waited: Duration) -> Vec<Check> {
     let evidence = answer.map(|(seq, _)| vec![*seq]).unwrap_or_default();
@@ -161,36 +172,17 @@ fn judge_answer(input: &Input, answer: Option<&(u64, Outcome)>, waited: Duration
             &[code::INVALID_REQUEST],
             true,
         )],
-        Class::UnknownMethod if answer.is_some() => vec![
-            answered("wire.answers-requests"),
-            coded("wire.method-not-found", &[code::METHOD_NOT_FOUND], false),
-        ],
-        Class::BadTaskId if answer.is_some() => vec![
-            answered("wire.answers-requests"),
-            coded(
-                "tasks.errors.unknown-task-id",
-                &[code::INVALID_PARAMS],
-                false,
-            ),
-        ],
-        Class::BadCursor if answer.is_some() => vec![
-            answered("wire.answers-requests"),
-            coded("tasks.errors.bad-cursor", &[code::INVALID_PARAMS], false),
-        ],
-        Class::BadTaskParam if answer.is_some() => vec![
-            answered("wire.answers-requests"),
-            coded(
-                "tasks.errors.malformed-task-param",
-                &[code::INVALID_PARAMS],
-                false,
-            ),
-        ],
         Class::UnknownMethod
         | Class::BadTaskId
         | Class::BadCursor
         | Class::BadTaskParam
         | Class::OddTtl => {
-            vec![answered("wire.answers-requests")]
+            let mut checks = vec![answered("wire.answers-requests")];
+            // a missing answer is judged once, above, not again as a wrong code
+            if let (Some(_), Some((rule, wanted))) = (answer, wanted_code(input.class)) {
+                checks.push(coded(rule, &[wanted], false));
+            }
+            checks
         }
         Class::BeforeInit if input.is_ping() => {
             vec![answered("wire.answers-requests")]
