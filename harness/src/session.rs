@@ -162,9 +162,14 @@ pub struct ServerInfo {
 impl ServerInfo {
     /// What an initialize result declares.
     pub fn from_result(result: &Value) -> ServerInfo {
+        ServerInfo::declared(result, "serverInfo")
+    }
+
+    /// What an initialize result (`serverInfo`) or request (`clientInfo`) declares.
+    fn declared(result: &Value, who: &str) -> ServerInfo {
         ServerInfo {
             capabilities: result.get("capabilities").cloned().unwrap_or(json!({})),
-            server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
+            server_info: result.get(who).cloned().unwrap_or(Value::Null),
             protocol_version: result
                 .get("protocolVersion")
                 .and_then(Value::as_str)
@@ -409,6 +414,34 @@ impl Session {
             .await
             .map_err(|e| format!("initialize failed: {e}"))?;
         Ok(info)
+    }
+}
+
+impl Session {
+    /// The MCP handshake with a client receiver: answers its initialize with taskcheck's
+    /// server `capabilities`, then waits for notifications/initialized. What the client
+    /// declared is returned as the receiver's info.
+    pub async fn accept(&self, capabilities: Value) -> Result<ServerInfo, String> {
+        let hello = self
+            .next(Inbox::Requests, "initialize", self.timeout)
+            .await
+            .map_err(|e| format!("the client sent no initialize: {e}"))?;
+        let result = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": capabilities,
+            "serverInfo": {"name": "taskcheck", "version": env!("CARGO_PKG_VERSION")},
+        });
+        self.respond(&hello.id, result)
+            .await
+            .map_err(|e| format!("initialize failed: {e}"))?;
+        self.next(
+            Inbox::Notifications,
+            "notifications/initialized",
+            self.timeout,
+        )
+        .await
+        .map_err(|e| format!("the client never sent notifications/initialized: {e}"))?;
+        Ok(ServerInfo::declared(&hello.params, "clientInfo"))
     }
 }
 

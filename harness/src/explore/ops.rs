@@ -219,6 +219,7 @@ pub fn scenario(id: &str, title: &str, ops: &[Op], offer: &Offer) -> Scenario {
         },
         breaks: Vec::new(),
         client_capabilities: None,
+        receiver: Default::default(),
         timeout_ms: None,
         steps,
     };

@@ -4,7 +4,7 @@ mod steps;
 
 use crate::fixtures::FixtureMap;
 use crate::monitor;
-use crate::scenario::Scenario;
+use crate::scenario::{ReceiverKind, Scenario};
 use crate::schema::SchemaSet;
 use crate::session::{RequestError, ServerInfo, Session};
 use crate::trace::Entry;
@@ -107,7 +107,7 @@ pub async fn run_scenario<C: Connect>(
             .map(|r| Check::with(r, verdict, why))
             .collect::<Vec<_>>()
     };
-    let conn = match connector.connect(Peer::A).await {
+    let conn = match connector.connect_for(Peer::A, &scenario.id).await {
         Ok(c) => c,
         Err(e) => {
             run.error = Some(e.to_string());
@@ -125,10 +125,11 @@ pub async fn run_scenario<C: Connect>(
             .client_capabilities
             .clone()
             .unwrap_or(json!({"elicitation": {}}));
-        let info = session
-            .initialize(caps.clone())
-            .await
-            .map_err(Stop::Transport)?;
+        let info = match connector.receiver() {
+            ReceiverKind::Server => session.initialize(caps.clone()).await,
+            ReceiverKind::Client => session.accept(json!({})).await,
+        }
+        .map_err(Stop::Transport)?;
         run.server = Some(info.clone());
         if let Some(skip) = transport_needs(connector, scenario) {
             return Ok(Body::Skipped(skip));

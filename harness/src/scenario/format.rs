@@ -11,6 +11,10 @@ pub struct Scenario {
     /// Stable slug, unique in the library.
     pub id: String,
     pub title: String,
+    /// Who receives the tasks: a server (the default; taskcheck is its client, `taskcheck run`)
+    /// or a client (taskcheck is its server, `taskcheck client`).
+    #[serde(default, skip_serializing_if = "ReceiverKind::is_server")]
+    pub receiver: ReceiverKind,
     /// Catalogue rule ids this scenario judges.
     pub rules: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,6 +62,23 @@ impl Requires {
             && self.tools.is_empty()
             && self.transport.is_none()
             && !self.distinct_auth
+    }
+}
+
+/// The side of an MCP connection that receives task-augmented requests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ReceiverKind {
+    /// An MCP server: taskcheck connects as its client.
+    #[default]
+    Server,
+    /// An MCP client: taskcheck serves it, and sends it `sampling`/`elicitation` requests.
+    Client,
+}
+
+impl ReceiverKind {
+    fn is_server(&self) -> bool {
+        *self == ReceiverKind::Server
     }
 }
 

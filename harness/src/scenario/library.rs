@@ -113,8 +113,14 @@ pub fn print(scenario: &Scenario) -> String {
 
 /// The scenarios built into the binary, in id order.
 pub fn builtin() -> Vec<Scenario> {
+    // server-receiver scenarios at the top, client-receiver ones in `client/`
+    let client = BUILTIN
+        .get_dir("client")
+        .into_iter()
+        .flat_map(|d| d.files());
     let mut out: Vec<Scenario> = BUILTIN
         .files()
+        .chain(client)
         .filter(|f| f.path().extension().is_some_and(|e| e == "yaml"))
         .map(|f| {
             let name = format!("scenarios/{}", f.path().display());

@@ -1,11 +1,14 @@
 //! Transports: how taskcheck reaches a receiver. Each yields a [`Connection`] of channels,
 //! so the session never knows which transport it talks over.
 
+pub mod client;
+pub mod client_http;
 pub mod http;
 pub mod served;
 pub mod sse;
 pub mod stdio;
 
+use crate::scenario::ReceiverKind;
 use crate::wire::{DecodeError, Message};
 use serde_json::Value;
 use std::future::Future;
@@ -116,5 +119,19 @@ pub trait Connect: Send + Sync {
     /// Whether the two peers carry different authorization contexts (`--auth-a`/`--auth-b`).
     fn distinct_auth(&self) -> bool {
         false
+    }
+    /// Which side the receiver plays: a server (taskcheck connects) or a client (it connects
+    /// to taskcheck).
+    fn receiver(&self) -> ReceiverKind {
+        ReceiverKind::Server
+    }
+    /// Opens a new connection for a requestor to run one scenario (a client receiver is told
+    /// which, in `TASKCHECK_SCENARIO`).
+    fn connect_for(
+        &self,
+        peer: Peer,
+        _scenario: &str,
+    ) -> impl Future<Output = Result<Connection, ConnectError>> + Send {
+        self.connect(peer)
     }
 }
