@@ -1,5 +1,7 @@
 //! The fixture contract: tools a receiver offers so scenarios get deterministic behaviour.
 
+pub mod client;
+
 use serde_json::{json, Value};
 
 /// One fixture tool.

@@ -174,6 +174,78 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled", "tasks.lifecycle.terminal-final"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &[] },
 ];
 
+/// The faults the reference client can have: those of the receiver that concern a client's
+/// tasks (not tools, HTTP serving or wire fuzzing). Each makes the same rules fail in the
+/// client-receiver scenarios as in the server ones, except where [`CLIENT_RULES`] says.
+const CLIENT_FAULT_SET: [Fault; 37] = [
+    NoTasksCapability,
+    CreateReturnsResult,
+    SlowCreate,
+    NumericTaskId,
+    DuplicateTaskId,
+    InitialInputRequired,
+    TerminalStatusChanges,
+    CreatedAtNotRfc3339,
+    LastUpdatedAtMissing,
+    CreatedAtDrifts,
+    LastUpdatedGoesBack,
+    GetOmitsTtl,
+    ResultReturnsTask,
+    ResultNotBlocking,
+    ResultErrorAsSuccess,
+    ResultWithoutRelatedTask,
+    GetWithRelatedTask,
+    TrustRequestMeta,
+    StatusNotificationWithRelatedTask,
+    ListHidesTask,
+    UnknownTaskWrongCode,
+    BadCursorAccepted,
+    CancelTerminalOk,
+    CancelReportsWorking,
+    ListMethodMissing,
+    CancelMethodMissing,
+    ListDropsNextCursor,
+    ResultOnce,
+    FailedWithoutStatusMessage,
+    SequentialTaskId,
+    PollIntervalString,
+    EmptyErrorMessages,
+    MalformedTaskAccepted,
+    TasksForUndeclaredTypes,
+    TaskIdIsRequestId,
+    CancelledTaskCompletes,
+    EarlyExpiry,
+];
+
+/// Reference-client faults whose rules differ from the receiver's (the client scenarios do not
+/// cancel unknown ids or send related-task `_meta` in tasks/cancel).
+const CLIENT_RULES: &[FaultInfo] = &[FaultInfo {
+    fault: CancelMethodMissing,
+    name: "cancel-method-missing",
+    rules: &[
+        "tasks.capability.cancel-supported",
+        "tasks.cancel.terminal-rejected",
+        "tasks.cancel.cancelled-before-response",
+        "tasks.cancel.stays-cancelled",
+    ],
+    description: "declares `tasks.cancel` but answers tasks/cancel with -32601",
+    may_also: &[],
+}];
+
+/// The reference client's faults, with the rules each makes fail in the client-receiver
+/// scenarios (`taskcheck client`).
+pub fn client_faults() -> Vec<&'static FaultInfo> {
+    CLIENT_FAULT_SET
+        .iter()
+        .filter_map(|fault| {
+            CLIENT_RULES
+                .iter()
+                .chain(FAULTS)
+                .find(|f| f.fault == *fault)
+        })
+        .collect()
+}
+
 /// Looks a fault up by name.
 pub fn by_name(name: &str) -> Option<&'static FaultInfo> {
     FAULTS.iter().find(|f| f.name == name)
@@ -189,14 +261,26 @@ pub struct Faults {
 }
 
 impl Faults {
-    /// Faults from their names; the first unknown name is the error.
+    /// Faults of the reference receiver from their names; the first unknown name is the error.
     pub fn from_names(names: &[String]) -> Result<Faults, String> {
+        Faults::named(names, &FAULTS.iter().collect::<Vec<_>>(), "reference")
+    }
+
+    /// Faults of the reference client from their names; the first unknown name is the error.
+    pub fn from_client_names(names: &[String]) -> Result<Faults, String> {
+        Faults::named(names, &client_faults(), "reference-client")
+    }
+
+    fn named(names: &[String], list: &[&FaultInfo], command: &str) -> Result<Faults, String> {
         names
             .iter()
             .map(|n| {
-                by_name(n).map(|f| f.fault).ok_or_else(|| {
-                    format!("unknown fault {n:?} (see `taskcheck reference --list-faults`)")
-                })
+                list.iter()
+                    .find(|f| f.name == n)
+                    .map(|f| f.fault)
+                    .ok_or_else(|| {
+                        format!("unknown fault {n:?} (see `taskcheck {command} --list-faults`)")
+                    })
             })
             .collect::<Result<_, _>>()
             .map(|on| Faults {

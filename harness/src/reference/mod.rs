@@ -1,6 +1,7 @@
 //! The reference receiver: a correct 2025-11-25 Tasks receiver on stdio, built on the same
 //! model, with `--fault` switches that each break one rule.
 
+mod client;
 pub mod faults;
 pub mod hostile;
 pub mod http;
@@ -10,8 +11,10 @@ mod tools;
 
 use crate::fixtures;
 use crate::model::TaskStatus;
+use crate::scenario::ReceiverKind;
 use crate::spec::PROTOCOL_VERSION;
 use crate::wire::{self, code, Message, Outcome};
+pub use client::run_client;
 use faults::{Fault, Faults};
 use hostile::Hostile;
 use serde_json::{json, Value};
@@ -47,6 +50,9 @@ enum View {
 
 /// A running reference receiver.
 pub struct Reference {
+    /// Which side it plays: a server receiving tools/call, or a client receiving sampling and
+    /// elicitation requests.
+    kind: ReceiverKind,
     faults: Faults,
     store: Arc<Mutex<Store>>,
     out: mpsc::UnboundedSender<Value>,
@@ -193,17 +199,23 @@ impl Reference {
     }
 
     async fn handle(self: Arc<Self>, id: Value, method: String, params: Value) {
+        let client = self.kind == ReceiverKind::Client;
         let reply = match method.as_str() {
-            "initialize" => Ok(self.initialize()),
+            "initialize" if !client => Ok(self.initialize()),
             "ping" => Ok(json!({})),
-            "tools/list"
+            "tools/list" | "roots/list"
                 if self.faults.has(Fault::TasksForUndeclaredTypes)
                     && params.get("task").is_some() =>
             {
-                Ok(self.start_task(None, Box::pin(async { Ok(fixtures::tools_list()) })))
+                let listed = self.listing();
+                Ok(self.start_task(None, Box::pin(async { Ok(listed) })))
             }
-            "tools/list" => Ok(fixtures::tools_list()),
-            "tools/call" => self.tools_call(params, &id).await,
+            "tools/list" if !client => Ok(fixtures::tools_list()),
+            "roots/list" if client => Ok(fixtures::client::roots()),
+            "tools/call" if !client => self.tools_call(params, &id).await,
+            "sampling/createMessage" | "elicitation/create" if client => {
+                self.client_request(method, params, &id).await
+            }
             "tasks/get" => self.tasks_get(&params),
             "tasks/result" => self.tasks_result(&params).await,
             "tasks/list" if !self.faults.has(Fault::ListMethodMissing) => self.tasks_list(&params),
@@ -250,28 +262,70 @@ impl Reference {
         let fixture =
             fixtures::find(&name).ok_or_else(|| invalid(format!("Unknown tool: {name:?}")))?;
         let args = params.get("arguments").cloned().unwrap_or(json!({}));
-        let ctx = |task_id| tools::RunContext {
-            task_id,
-            progress_token: params.pointer("/_meta/progressToken").cloned(),
-        };
         let support = fixture.task_support.unwrap_or("forbidden");
-        let Some(task) = params.get("task") else {
+        let task = params.get("task").cloned();
+        let server = self.clone();
+        let work = move |task_id: Option<String>| -> Work {
+            Box::pin(async move {
+                let run_ctx = tools::RunContext {
+                    task_id,
+                    progress_token: params.pointer("/_meta/progressToken").cloned(),
+                };
+                tools::run(&server, &name, &args, &run_ctx).await
+            })
+        };
+        let Some(task) = task else {
             if support == "required" && !self.faults.has(Fault::RequiredAcceptsPlain) {
                 return Err((
                     code::METHOD_NOT_FOUND,
-                    format!("Tool {name:?} requires task augmentation"),
+                    format!("Tool {:?} requires task augmentation", fixture.name),
                 ));
             }
-            return tools::run(self, &name, &args, &ctx(None))
-                .await
-                .map_err(error_pair);
+            return work(None).await.map_err(error_pair);
         };
         if support == "forbidden" && !self.faults.has(Fault::ForbiddenAcceptsTask) {
             return Err((
                 code::METHOD_NOT_FOUND,
-                format!("Tool {name:?} does not support task augmentation"),
+                format!("Tool {:?} does not support task augmentation", fixture.name),
             ));
         }
+        self.augmented(&task, request_id, work).await
+    }
+
+    /// What this side lists: its tools (server) or roots (client).
+    fn listing(&self) -> Value {
+        match self.kind {
+            ReceiverKind::Server => fixtures::tools_list(),
+            ReceiverKind::Client => fixtures::client::roots(),
+        }
+    }
+
+    /// A sampling or elicitation request to the reference client, plain or task-augmented.
+    async fn client_request(self: &Arc<Self>, method: String, params: Value, id: &Value) -> Reply {
+        let task = params.get("task").cloned();
+        let work = move |_: Option<String>| -> Work {
+            Box::pin(async move {
+                fixtures::client::answer(&method, &params)
+                    .await
+                    .unwrap_or_else(|| {
+                        Err(json!({"code": code::METHOD_NOT_FOUND, "message": method}))
+                    })
+            })
+        };
+        match task {
+            Some(task) => self.augmented(&task, id, work).await,
+            None => work(None).await.map_err(error_pair),
+        }
+    }
+
+    /// Answers a task-augmented request: checks `task`, creates the task running `work` (given
+    /// the task id) and returns its CreateTaskResult.
+    async fn augmented(
+        self: &Arc<Self>,
+        task: &Value,
+        request_id: &Value,
+        work: impl FnOnce(Option<String>) -> Work,
+    ) -> Reply {
         let requested_ttl = match (task.is_object(), task.get("ttl")) {
             _ if self.faults.has(Fault::MalformedTaskAccepted) => {
                 task.get("ttl").and_then(Value::as_u64)
@@ -299,17 +353,14 @@ impl Reference {
             }
         }
         if self.faults.has(Fault::CreateReturnsResult) {
-            let outcome = tools::run(self, &name, &args, &ctx(None)).await;
-            return outcome.map_err(error_pair);
+            return work(None).await.map_err(error_pair);
         }
-        let server = self.clone();
         let task_id = match self.faults.has(Fault::TaskIdIsRequestId) {
             true => wire::id_text(request_id),
             false => self.next_task_id(),
         };
-        let run_ctx = ctx(Some(task_id.clone()));
-        let work = Box::pin(async move { tools::run(&server, &name, &args, &run_ctx).await });
-        let created = self.start_task_with_id(task_id.clone(), requested_ttl, work);
+        let created =
+            self.start_task_with_id(task_id.clone(), requested_ttl, work(Some(task_id.clone())));
         if self.faults.has(Fault::SlowCreate) {
             let done = self.lock().get(&task_id).map(|t| t.done.subscribe());
             if let Some(mut done) = done {
@@ -625,7 +676,23 @@ impl Reference {
         out: mpsc::UnboundedSender<Value>,
         store: Arc<Mutex<Store>>,
     ) -> Arc<Reference> {
+        Reference::build(ReceiverKind::Server, faults, out, store)
+    }
+
+    /// The reference client: a receiver of sampling and elicitation tasks.
+    pub fn client(faults: Faults, out: mpsc::UnboundedSender<Value>) -> Arc<Reference> {
+        let store = Reference::new_store(&faults);
+        Reference::build(ReceiverKind::Client, faults, out, store)
+    }
+
+    fn build(
+        kind: ReceiverKind,
+        faults: Faults,
+        out: mpsc::UnboundedSender<Value>,
+        store: Arc<Mutex<Store>>,
+    ) -> Arc<Reference> {
         Arc::new(Reference {
+            kind,
             store,
             faults,
             out,
