@@ -7,8 +7,12 @@ use mcp_taskcheck::explore::{self as exploring};
 use mcp_taskcheck::fixtures::FixtureMap;
 use mcp_taskcheck::report::{FailOn, RunReport};
 use mcp_taskcheck::runner::{Config, Limits};
+use mcp_taskcheck::scenario::ReceiverKind;
 use mcp_taskcheck::scenario::{self, Scenario};
 use mcp_taskcheck::schema::SchemaSet;
+use mcp_taskcheck::transport::client::{
+    self as client_transport, ClientConnector, ClientTransport,
+};
 use mcp_taskcheck::transport::http::{parse_header, HttpConnector};
 use mcp_taskcheck::transport::served::ServedConnector;
 use mcp_taskcheck::transport::stdio::{kill_all_groups, StdioConnector};
@@ -35,6 +39,36 @@ struct Cli {
 enum Command {
     /// Run the scenarios against a receiver and report, rule by rule.
     Run(Box<RunArgs>),
+    /// Test an MCP client as a task receiver: taskcheck plays its server, starts the client
+    /// for every scenario and judges its answers to sampling and elicitation tasks.
+    Client(Box<ClientArgs>),
+    /// The reference client: a correct client-side task receiver (and its faults). Give the
+    /// server as a URL (Streamable HTTP) or as the command that starts it (stdio).
+    ReferenceClient {
+        /// Break one rule (repeatable); see --list-faults.
+        #[arg(long = "fault", value_name = "NAME")]
+        faults: Vec<String>,
+        /// List the faults the reference client can have and the rule each breaks.
+        #[arg(long)]
+        list_faults: bool,
+        /// The server's Streamable HTTP endpoint.
+        #[arg(long, value_name = "URL", conflicts_with = "server")]
+        url: Option<String>,
+        /// The server: a URL, or a command (and its arguments) to spawn for stdio.
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "SERVER"
+        )]
+        server: Vec<String>,
+    },
+    /// The stdio server command `taskcheck client --stdio` gives a client: relays stdin and
+    /// stdout to the running taskcheck.
+    Serve {
+        /// The Unix socket taskcheck listens on.
+        #[arg(long, value_name = "SOCKET")]
+        connect: PathBuf,
+    },
     /// Serve the reference receiver on stdio, or over Streamable HTTP with --http.
     Reference {
         /// Break one rule (repeatable); see --list-faults.
@@ -229,9 +263,27 @@ struct LoadArgs {
 }
 
 #[derive(clap::Args)]
-struct RunArgs {
+struct ClientArgs {
+    /// The client, run by /bin/sh with the server appended: the endpoint URL, or with --stdio
+    /// the server command to spawn. `TASKCHECK_SCENARIO` holds the scenario id.
+    #[arg(long, value_name = "COMMAND")]
+    command: String,
+    /// Give the client a stdio server command instead of an HTTP URL.
+    #[arg(long)]
+    stdio: bool,
+    /// Longest wait for a started client to initialize, in ms.
+    #[arg(long, default_value_t = 10_000)]
+    connect_timeout_ms: u64,
+    /// Longest line (or HTTP message) accepted from the client, in bytes.
+    #[arg(long, default_value_t = 8 * 1024 * 1024)]
+    max_line_bytes: usize,
     #[command(flatten)]
-    target: TargetArgs,
+    suite: SuiteArgs,
+}
+
+/// Which scenarios run, how they are judged and reported (`run` and `client`).
+#[derive(clap::Args)]
+struct SuiteArgs {
     #[command(flatten)]
     library: LibraryArgs,
     #[command(flatten)]
@@ -246,6 +298,14 @@ struct RunArgs {
     /// Write every message of every session here, as JSON lines.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    suite: SuiteArgs,
 }
 
 /// How scenarios are run and judged (`run` and `explore`).
@@ -332,7 +392,17 @@ fn library(args: &LibraryArgs) -> Vec<Scenario> {
 
 /// The library's scenarios a selection picks; an unknown id, rule or tag is a usage error.
 fn selected(lib: &LibraryArgs, select: &SelectArgs) -> Vec<Scenario> {
-    let all = library(lib);
+    pick(library(lib), select)
+}
+
+/// The scenarios a selection picks among those for one kind of receiver.
+fn selected_for(lib: &LibraryArgs, select: &SelectArgs, kind: ReceiverKind) -> Vec<Scenario> {
+    let mut all = library(lib);
+    all.retain(|s| s.receiver == kind);
+    pick(all, select)
+}
+
+fn pick(all: Vec<Scenario>, select: &SelectArgs) -> Vec<Scenario> {
     scenario::select(all, &select.only, &select.rules, &select.tags)
         .unwrap_or_else(|e| usage_error(e))
 }
@@ -368,6 +438,55 @@ fn main() {
 async fn dispatch(cli: Cli) -> i32 {
     match cli.command {
         Command::Run(args) => run(*args).await,
+        Command::Client(args) => client(*args).await,
+        Command::ReferenceClient {
+            faults,
+            list_faults,
+            url,
+            server,
+        } => {
+            if list_faults {
+                print!("{}", inspect::client_fault_list());
+                return exit::CONFORMANT;
+            }
+            let faults = reference::faults::Faults::from_client_names(&faults)
+                .unwrap_or_else(|e| usage_error(e));
+            let ran = match server_of(url, server) {
+                ServerOf::Url(url) => {
+                    let http = HttpConnector::new(
+                        reqwest::Url::parse(&url)
+                            .unwrap_or_else(|e| usage_error(format!("{url:?} is not a URL: {e}"))),
+                        HeaderMap::new(),
+                        [HeaderMap::new(), HeaderMap::new()],
+                        8 * 1024 * 1024,
+                        Duration::from_secs(5),
+                    )
+                    .unwrap_or_else(|e| usage_error(e));
+                    reference::run_client(&http, faults).await
+                }
+                ServerOf::Command(command) => {
+                    let stdio = StdioConnector {
+                        command,
+                        max_line: 8 * 1024 * 1024,
+                    };
+                    reference::run_client(&stdio, faults).await
+                }
+            };
+            match ran {
+                Ok(()) => exit::CONFORMANT,
+                Err(e) => {
+                    eprintln!("taskcheck reference-client: {e}");
+                    exit::HARNESS
+                }
+            }
+        }
+        Command::Serve { connect } => match client_transport::relay(&connect).await {
+            Ok(()) => exit::CONFORMANT,
+            Err(e) => {
+                eprintln!("taskcheck serve: {}: {e}", connect.display());
+                exit::HARNESS
+            }
+        },
         Command::Load(args) => load(*args).await,
         Command::Explore(args) => explore(*args).await,
         Command::FuzzWire(args) => fuzz_wire(*args).await,
@@ -632,18 +751,47 @@ async fn fuzz_wire(args: FuzzWireArgs) -> i32 {
 }
 
 async fn run(args: RunArgs) -> i32 {
-    let scenarios = selected(&args.library, &args.select);
+    // a fresh server per scenario: one at a time, so none is killed under another
+    let jobs = args.target.url_from.as_ref().map(|_| 1);
+    with_target!(&args.target, |c| run_suite(
+        c,
+        &args.suite,
+        jobs,
+        ReceiverKind::Server
+    )
+    .await)
+}
+
+async fn client(args: ClientArgs) -> i32 {
+    let transport = match args.stdio {
+        true => ClientTransport::Stdio,
+        false => ClientTransport::Http,
+    };
+    let connector = ClientConnector::new(
+        args.command,
+        transport,
+        Duration::from_millis(args.connect_timeout_ms),
+        args.max_line_bytes,
+    );
+    run_suite(connector, &args.suite, None, ReceiverKind::Client).await
+}
+
+/// Runs the scenarios for this kind of receiver that the selection picks and reports;
+/// `jobs` overrides `--jobs`.
+async fn run_suite<C: Connect + 'static>(
+    connector: C,
+    args: &SuiteArgs,
+    jobs: Option<usize>,
+    kind: ReceiverKind,
+) -> i32 {
+    let scenarios = selected_for(&args.library, &args.select, kind);
     let baseline = baseline(&args.reports, &args.library);
     let config = config(&args.judge);
-    let jobs = match args.target.url_from {
-        // a fresh server per scenario: one at a time, so none is killed under another
-        Some(_) => 1,
-        None => args.jobs.unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(2)
-        }),
-    };
+    let jobs = jobs.or(args.jobs).unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
     let bar = progress(scenarios.len());
     let on_done: suite::OnDone = {
         let bar = bar.clone();
@@ -652,9 +800,7 @@ async fn run(args: RunArgs) -> i32 {
             bar.inc(1);
         })
     };
-    let report = with_target!(&args.target, |c| {
-        suite::run_all(Arc::new(c), scenarios, config, jobs, on_done).await
-    });
+    let report = suite::run_all(Arc::new(connector), scenarios, config, jobs, on_done).await;
     bar.finish_and_clear();
     let code = emit(&report, &args.reports, baseline.as_ref());
     if let Some(path) = &args.trace {
@@ -740,6 +886,30 @@ fn progress(scenarios: usize) -> ProgressBar {
         });
     }
     bar
+}
+
+/// The server the reference client connects to.
+enum ServerOf {
+    Url(String),
+    Command(String),
+}
+
+/// `--url URL`, one URL word, or a command's words (quoted for /bin/sh).
+fn server_of(url: Option<String>, words: Vec<String>) -> ServerOf {
+    match (url, words.as_slice()) {
+        (Some(url), _) => ServerOf::Url(url),
+        (None, [one]) if one.starts_with("http://") || one.starts_with("https://") => {
+            ServerOf::Url(one.clone())
+        }
+        (None, []) => usage_error("give the server as --url URL, a URL, or a command"),
+        (None, words) => ServerOf::Command(
+            words
+                .iter()
+                .map(|w| client_transport::shell_quote(w))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    }
 }
 
 /// A receiver to connect to.

@@ -6,7 +6,7 @@ use crate::wire;
 use std::collections::HashSet;
 use std::process::Stdio;
 use std::sync::{Mutex, OnceLock};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
@@ -108,7 +108,7 @@ impl Connect for StdioConnector {
 }
 
 /// Reports the receiver's exit, even while a process it left behind keeps stdout open.
-async fn watch_exit(mut child: Child, events: mpsc::Sender<Incoming>) {
+pub(super) async fn watch_exit(mut child: Child, events: mpsc::Sender<Incoming>) {
     let why = match child.wait().await {
         Ok(status) => format!("the receiver exited ({status})"),
         Err(e) => format!("cannot wait for the receiver: {e}"),
@@ -118,8 +118,9 @@ async fn watch_exit(mut child: Child, events: mpsc::Sender<Incoming>) {
     let _ = events.send(Incoming::Closed(why)).await;
 }
 
-async fn write_lines(
-    mut stdin: tokio::process::ChildStdin,
+/// Writes every outgoing message as one line; a failed write ends the connection.
+pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
+    mut stdin: W,
     mut out: mpsc::Receiver<Outgoing>,
     events: mpsc::Sender<Incoming>,
 ) {
@@ -170,7 +171,8 @@ async fn read_bounded_line<R: AsyncRead + Unpin>(
     }
 }
 
-async fn read_messages<R: AsyncRead + Unpin>(
+/// Decodes every line the receiver writes (each at most `limit` bytes) into events.
+pub(super) async fn read_messages<R: AsyncRead + Unpin>(
     stdout: R,
     limit: usize,
     events: mpsc::Sender<Incoming>,
@@ -220,7 +222,8 @@ async fn read_messages<R: AsyncRead + Unpin>(
     }
 }
 
-async fn read_stderr<R: AsyncRead + Unpin>(stderr: R, events: mpsc::Sender<Incoming>) {
+/// Passes every stderr line on as a log event.
+pub(super) async fn read_stderr<R: AsyncRead + Unpin>(stderr: R, events: mpsc::Sender<Incoming>) {
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
     // stderr is informational: bound each line, never fail on it
