@@ -2,8 +2,8 @@
 
 use crate::fuzzwire::FUZZ_WIRE_RULES;
 use crate::monitor::{CONDUCT_RULES, MONITOR_RULES};
-use crate::reference::faults::FAULTS;
-use crate::scenario::Scenario;
+use crate::reference::faults::{client_faults, FaultInfo, FAULTS};
+use crate::scenario::{ReceiverKind, Scenario};
 use crate::spec::{self, Rule};
 
 /// Who judges a rule: scenario ids and `monitor`.
@@ -71,7 +71,59 @@ pub fn coverage(scenarios: &[Scenario]) -> (String, bool) {
             defects.join(", ")
         ));
     }
-    (out, defects.is_empty())
+    let (client, client_defects) = client_coverage(scenarios);
+    out.push_str(&client);
+    (out, defects.is_empty() && client_defects.is_empty())
+}
+
+/// The rules client-receiver scenarios judge, each with the reference-client faults that make
+/// it fail; the defects are checked rules without one.
+fn client_coverage(scenarios: &[Scenario]) -> (String, Vec<String>) {
+    let client: Vec<Scenario> = scenarios
+        .iter()
+        .filter(|s| s.receiver == ReceiverKind::Client)
+        .cloned()
+        .collect();
+    let rules: std::collections::BTreeSet<&String> = client.iter().flat_map(|s| &s.rules).collect();
+    let mut out = format!(
+        "\nclient receivers (`taskcheck client`): {} rule(s) judged by {} scenario(s)\n",
+        rules.len(),
+        client.len()
+    );
+    let mut defects = Vec::new();
+    for rule in rules {
+        let faults = client_faults_of(rule);
+        let checked = spec::rule(rule).is_some_and(|r| r.status == spec::Status::Checked);
+        if checked && faults.is_empty() {
+            defects.push(rule.clone());
+        }
+        out.push_str(&format!(
+            "  {:<52} {:<44} {}\n",
+            rule,
+            checks_of(rule, &client)
+                .into_iter()
+                .filter(|c| c == "monitor" || client.iter().any(|s| &s.id == c))
+                .collect::<Vec<_>>()
+                .join(", "),
+            faults.join(", ")
+        ));
+    }
+    if !defects.is_empty() {
+        out.push_str(&format!(
+            "client-judged rules without a reference-client fault: {}\n",
+            defects.join(", ")
+        ));
+    }
+    (out, defects)
+}
+
+/// Faults of the reference client that make a rule fail.
+pub fn client_faults_of(rule: &str) -> Vec<&'static str> {
+    client_faults()
+        .into_iter()
+        .filter(|f| f.rules.contains(&rule))
+        .map(|f| f.name)
+        .collect()
 }
 
 /// Faults that make a rule fail.
@@ -131,13 +183,29 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
         .map(str::to_string)
         .collect();
     out.push_str(&format!("  faults:   {}\n", joined(faults)));
+    let client = client_faults_of(&rule.id);
+    if !client.is_empty() {
+        // client receivers are judged by the same rule (`taskcheck client`)
+        out.push_str(&format!(
+            "  client faults (reference-client): {}\n",
+            client.join(", ")
+        ));
+    }
     out
 }
 
-/// `taskcheck reference --list-faults`.
+/// `taskcheck reference --list-faults`: the reference receiver's faults.
 pub fn fault_list() -> String {
-    FAULTS
-        .iter()
+    list_of(FAULTS.iter())
+}
+
+/// The reference client's faults, one line each: name, first rule, what it does.
+pub fn client_fault_list() -> String {
+    list_of(client_faults().into_iter())
+}
+
+fn list_of<'a>(faults: impl Iterator<Item = &'a FaultInfo>) -> String {
+    faults
         .map(|f| format!("{:<40} {:<48} {}\n", f.name, f.rules[0], f.description))
         .collect()
 }

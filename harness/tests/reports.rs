@@ -358,8 +358,11 @@ fn filters_select_scenarios_and_list_shows_the_selection() {
         "{out}"
     );
     let (_, out) = text(&["list", "--rule", "tasks.security.secure-ids"]);
+    // one for server receivers, one for client receivers
     assert!(
-        out.starts_with("1 scenario(s):") && out.contains("task-id-entropy"),
+        out.starts_with("2 scenario(s):")
+            && out.contains("  task-id-entropy")
+            && out.contains("client-task-id-entropy"),
         "{out}"
     );
     assert_eq!(text(&["list", "--tag", "no-such-tag"]).0, Some(2));

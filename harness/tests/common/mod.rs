@@ -12,7 +12,16 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_taskcheck");
 
 /// The command line of the reference receiver with some faults.
 pub fn reference(faults: &[&str]) -> String {
-    let mut cmd = format!("{BIN} reference");
+    with_faults("reference", faults)
+}
+
+/// The reference client command, with faults.
+pub fn reference_client(faults: &[&str]) -> String {
+    with_faults("reference-client", faults)
+}
+
+fn with_faults(subcommand: &str, faults: &[&str]) -> String {
+    let mut cmd = format!("{BIN} {subcommand}");
     for f in faults {
         cmd.push_str(&format!(" --fault {f}"));
     }
@@ -49,9 +58,24 @@ pub fn run(receiver: &str, extra: &[&str], tag: &str) -> (i32, String, Value) {
 
 /// Runs `taskcheck run` against a receiver (`--stdio CMD` or `--url URL`) with extra arguments.
 pub fn run_against(target: &[&str], extra: &[&str], tag: &str) -> (i32, String, Value) {
-    let report = temp_path(&format!("{tag}.json"));
     let mut args = vec!["run"];
     args.extend_from_slice(target);
+    judge(&args, extra, tag)
+}
+
+/// Runs `taskcheck client --command CMD` (with `--stdio` when `stdio`) with extra arguments.
+pub fn run_client(command: &str, stdio: bool, extra: &[&str], tag: &str) -> (i32, String, Value) {
+    let mut args = vec!["client", "--command", command];
+    if stdio {
+        args.push("--stdio");
+    }
+    judge(&args, extra, tag)
+}
+
+/// Runs a judging command (`args`, then a JSON report, then `extra`): exit code, output, report.
+fn judge(command: &[&str], extra: &[&str], tag: &str) -> (i32, String, Value) {
+    let report = temp_path(&format!("{tag}.json"));
+    let mut args = command.to_vec();
     args.extend_from_slice(&["--report-json", report.to_str().unwrap()]);
     args.extend_from_slice(extra);
     let out = taskcheck(&args);

@@ -1,0 +1,198 @@
+//! Client receivers (`taskcheck client`): the reference client passes every client scenario
+//! over HTTP and stdio, every reference-client fault fails exactly its rules, and a client that
+//! never connects or dies is reported, not waited for.
+
+mod common;
+
+use common::*;
+use mcp_taskcheck::reference::faults::client_faults;
+use mcp_taskcheck::spec::{self, Status};
+use std::time::{Duration, Instant};
+
+fn assert_clean(stdio: bool, tag: &str) {
+    let (code, out, doc) = run_client(&reference_client(&[]), stdio, &[], tag);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        rules_with(&doc, &["fail", "warn", "error", "untestable"]),
+        Vec::<String>::new(),
+        "{out}"
+    );
+    assert!(doc["totals"]["passed"].as_u64().unwrap() > 100, "{out}");
+    // only client scenarios ran
+    for s in doc["scenarios"].as_array().unwrap() {
+        assert!(s["id"].as_str().unwrap().starts_with("client-"), "{s}");
+    }
+    // every rule a clean run judges can be made to fail by a reference-client fault
+    let faulted: Vec<&str> = client_faults()
+        .iter()
+        .flat_map(|f| f.rules)
+        .copied()
+        .collect();
+    for rule in rules_with(&doc, &["pass"]) {
+        let status = spec::rule(&rule).map(|r| r.status);
+        assert!(
+            faulted.contains(&rule.as_str()) || status != Some(Status::Checked),
+            "{rule} passes for the reference client, but no reference-client fault fails it"
+        );
+    }
+}
+
+#[test]
+fn the_reference_client_passes_every_client_scenario_over_http() {
+    assert_clean(false, "client-clean-http");
+}
+
+#[test]
+fn the_reference_client_passes_every_client_scenario_over_stdio() {
+    assert_clean(true, "client-clean-stdio");
+}
+
+#[test]
+fn every_client_fault_fails_exactly_its_rules() {
+    let faults = client_faults();
+    let problems = in_parallel(&faults, 4, |fault| {
+        let command = reference_client(&[fault.name]);
+        let tag = format!("client-fault-{}", fault.name);
+        let (code, out, doc) = run_client(&command, true, &["--jobs", "4"], &tag);
+        fault_problems(fault, code, &out, &doc)
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn a_client_fault_fails_over_http_too() {
+    let command = reference_client(&["result-without-related-task"]);
+    let (code, out, doc) = run_client(&command, false, &[], "client-fault-http");
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        rules_with(&doc, &["fail", "warn", "error"]),
+        vec!["tasks.meta.result-related-task".to_string()],
+        "{out}"
+    );
+}
+
+#[test]
+fn the_client_learns_its_scenario_from_the_environment() {
+    let seen = temp_path("client-scenarios.txt");
+    let _ = std::fs::remove_file(&seen);
+    let command = format!(
+        "echo \"$TASKCHECK_SCENARIO\" >> {}; {}",
+        seen.display(),
+        reference_client(&[])
+    );
+    let (code, out, _) = run_client(
+        &command,
+        false,
+        &[
+            "--scenario",
+            "client-create-prompt",
+            "--scenario",
+            "client-list",
+        ],
+        "client-env",
+    );
+    assert_eq!(code, 0, "{out}");
+    let mut ids: Vec<String> = std::fs::read_to_string(&seen)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    ids.sort();
+    assert_eq!(ids, ["client-create-prompt", "client-list"]);
+}
+
+#[test]
+fn taskcheck_never_augments_what_the_client_did_not_declare_unless_a_scenario_says_so() {
+    // a scenario that augments sampling without requiring the capability, nor saying it breaks
+    // the requestor rule: against a client without tasks, taskcheck reports its own error
+    let dir = scenario_dir(
+        "client-undeclared",
+        "augments.yaml",
+        "id: augments-undeclared\ntitle: augments sampling regardless\nreceiver: client\n\
+         rules: [tasks.support.undeclared-processed-normally]\nsteps:\n  - send: sampling/createMessage\n    \
+         params: {messages: [], maxTokens: 1, task: {ttl: 1000}}\n",
+    );
+    let (code, out, _) = run_client(
+        &reference_client(&["no-tasks-capability"]),
+        true,
+        &[
+            "--scenarios",
+            dir.to_str().unwrap(),
+            "--scenario",
+            "augments-undeclared",
+        ],
+        "client-undeclared",
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("tasks.capability.requestor-augments-declared-only"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_client_that_never_connects_or_dies_is_an_error_within_the_timeout() {
+    for (command, cause) in [
+        ("exit 3 #", "exited"),
+        ("sleep 29.7 #", "did not initialize within 500 ms"),
+        ("echo not-json; sleep 29.7 #", "did not initialize"),
+    ] {
+        for stdio in [false, true] {
+            let start = Instant::now();
+            let (code, out, doc) = run_client(
+                command,
+                stdio,
+                &["--connect-timeout-ms", "500", "--scenario", "client-list"],
+                "client-absent",
+            );
+            assert_eq!(code, 3, "{command}: {out}");
+            assert!(out.contains(cause), "{command}: {out}");
+            assert_eq!(rules_with(&doc, &["pass", "fail"]), Vec::<String>::new());
+            assert!(start.elapsed() < Duration::from_secs(10), "{command}");
+        }
+    }
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", "sleep 29.7"])
+        .output()
+        .unwrap();
+    assert!(left.stdout.is_empty(), "a client was left running");
+}
+
+#[test]
+fn a_client_that_sends_garbage_ends_the_run_with_the_cause() {
+    // the client writes a line that is not JSON-RPC into its server's stdin, then idles
+    let command = "sh -c 'printf \"not json\\n\" | \"$@\"; sleep 29.3' sh";
+    let start = Instant::now();
+    let (code, out, _) = run_client(
+        command,
+        true,
+        &["--scenario", "client-list"],
+        "client-garbage",
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("invalid output"), "{out}");
+    assert!(start.elapsed() < Duration::from_secs(10));
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", "sleep 29.3"])
+        .output()
+        .unwrap();
+    assert!(left.stdout.is_empty(), "the client was left running");
+}
+
+#[test]
+fn the_stdio_relay_reports_a_socket_it_cannot_reach() {
+    let out = taskcheck(&["serve", "--connect", "/nonexistent/taskcheck.sock"]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/nonexistent/taskcheck.sock"), "{err}");
+}
+
+#[test]
+fn reference_client_faults_are_listed_and_unknown_ones_are_usage_errors() {
+    let listed = taskcheck(&["reference-client", "--list-faults"]);
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert_eq!(text.lines().count(), client_faults().len(), "{text}");
+    let bad = taskcheck(&["reference-client", "--fault", "forbidden-accepts-task", "x"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--list-faults"));
+}
