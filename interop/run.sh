@@ -16,7 +16,8 @@ cache=interop/.cache
 mkdir -p "$cache"
 failed=0
 
-# check NAME TRANSPORT RECEIVER-ARGS...: one run, its reports, and the comparison
+# check NAME TRANSPORT COMMAND ARGS...: one run (`run` for a server, `client` for a client),
+# its reports, and the comparison
 check() {
   local name=$1 transport=$2
   shift 2
@@ -24,7 +25,7 @@ check() {
   mkdir -p "$now"
   local start=$SECONDS
   # stretched timeouts: an SDK server starting on a busy machine must not change a verdict
-  "$taskcheck" run "$@" --timeout-scale 3 --report-json "$now/report.json" --report-md "$now/report.md" \
+  "$taskcheck" "$@" --timeout-scale 3 --report-json "$now/report.json" --report-md "$now/report.md" \
     --report-html "$now/report.html" >"$now/terminal.txt" 2>&1 || true
   echo "$name over $transport: $(tail -n 1 "$now/terminal.txt") [$((SECONDS - start)) s]"
   if ((update)); then
@@ -56,12 +57,12 @@ venv() {
 python_sdk() {
   local py=$cache/venv-python-mcp-1.30.0
   venv "$py" interop/python/requirements.txt
-  check python-mcp-1.30.0 stdio --stdio "$py/bin/python interop/python/server.py"
-  check python-mcp-1.30.0 http --url-from "$py/bin/python interop/python/server.py --http"
+  check python-mcp-1.30.0 stdio run --stdio "$py/bin/python interop/python/server.py"
+  check python-mcp-1.30.0 http run --url-from "$py/bin/python interop/python/server.py --http"
   # the newest major no longer has 2025-11-25 tasks: the report must say so
   local py2=$cache/venv-python-mcp-2.3.0
   venv "$py2" interop/python-v2/requirements.txt
-  check python-mcp-2.3.0 stdio --stdio "$py2/bin/python interop/python-v2/server.py"
+  check python-mcp-2.3.0 stdio run --stdio "$py2/bin/python interop/python-v2/server.py"
   if ! grep -q "declares no \`tasks\` capability" "$cache/python-mcp-2.3.0-stdio/report.md"; then
     echo "FAIL: the report of mcp 2.3.0 does not say that it declares no tasks capability"
     failed=1
@@ -72,15 +73,18 @@ typescript_sdk() {
   if [[ ! -d interop/typescript/node_modules ]]; then
     (cd interop/typescript && npm ci --silent --no-audit --no-fund)
   fi
-  check typescript-sdk-1.32.2 stdio --stdio "node interop/typescript/server.mjs"
-  check typescript-sdk-1.32.2 http --url-from "node interop/typescript/server.mjs --http"
+  check typescript-sdk-1.32.2 stdio run --stdio "node interop/typescript/server.mjs"
+  check typescript-sdk-1.32.2 http run --url-from "node interop/typescript/server.mjs --http"
+  # the SDK's Client as a task receiver: taskcheck plays its server
+  check typescript-sdk-1.32.2-client stdio client --stdio --command "node interop/typescript/client.mjs"
+  check typescript-sdk-1.32.2-client http client --command "node interop/typescript/client.mjs"
 }
 
 rust_sdk() {
   (cd interop/rust && cargo build --release --locked --quiet)
   local server=interop/rust/target/release/taskcheck-interop-rust
-  check rust-rmcp-2.2.0 stdio --stdio "$server"
-  check rust-rmcp-2.2.0 http --url-from "$server --http"
+  check rust-rmcp-2.2.0 stdio run --stdio "$server"
+  check rust-rmcp-2.2.0 http run --url-from "$server --http"
 }
 
 python_sdk
