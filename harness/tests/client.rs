@@ -9,6 +9,18 @@ use mcp_taskcheck::reference::faults::client_faults;
 use mcp_taskcheck::spec::{self, Status};
 use std::time::{Duration, Instant};
 
+/// Fails if a process whose command line contains `marker` still runs.
+fn assert_nothing_left(marker: &str) {
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", marker])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "a client ({marker}) was left running"
+    );
+}
+
 fn assert_clean(stdio: bool, tag: &str) {
     let (code, out, doc) = run_client(&reference_client(&[]), stdio, &[], tag);
     assert_eq!(code, 0, "{out}");
@@ -151,11 +163,7 @@ fn a_client_that_never_connects_or_dies_is_an_error_within_the_timeout() {
             assert!(start.elapsed() < Duration::from_secs(10), "{command}");
         }
     }
-    let left = std::process::Command::new("pgrep")
-        .args(["-f", "sleep 29.7"])
-        .output()
-        .unwrap();
-    assert!(left.stdout.is_empty(), "a client was left running");
+    assert_nothing_left("sleep 29.7");
 }
 
 #[test]
@@ -172,11 +180,7 @@ fn a_client_that_sends_garbage_ends_the_run_with_the_cause() {
     assert_eq!(code, 3, "{out}");
     assert!(out.contains("invalid output"), "{out}");
     assert!(start.elapsed() < Duration::from_secs(10));
-    let left = std::process::Command::new("pgrep")
-        .args(["-f", "sleep 29.3"])
-        .output()
-        .unwrap();
-    assert!(left.stdout.is_empty(), "the client was left running");
+    assert_nothing_left("sleep 29.3");
 }
 
 #[test]

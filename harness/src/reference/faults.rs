@@ -174,47 +174,18 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled", "tasks.lifecycle.terminal-final"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &[] },
 ];
 
-/// The faults the reference client can have: those of the receiver that concern a client's
-/// tasks (not tools, HTTP serving or wire fuzzing). Each makes the same rules fail in the
-/// client-receiver scenarios as in the server ones, except where [`CLIENT_RULES`] says.
-const CLIENT_FAULT_SET: [Fault; 37] = [
-    NoTasksCapability,
-    CreateReturnsResult,
-    SlowCreate,
-    NumericTaskId,
-    DuplicateTaskId,
-    InitialInputRequired,
-    TerminalStatusChanges,
-    CreatedAtNotRfc3339,
-    LastUpdatedAtMissing,
-    CreatedAtDrifts,
-    LastUpdatedGoesBack,
-    GetOmitsTtl,
-    ResultReturnsTask,
-    ResultNotBlocking,
-    ResultErrorAsSuccess,
-    ResultWithoutRelatedTask,
-    GetWithRelatedTask,
-    TrustRequestMeta,
-    StatusNotificationWithRelatedTask,
-    ListHidesTask,
-    UnknownTaskWrongCode,
-    BadCursorAccepted,
-    CancelTerminalOk,
-    CancelReportsWorking,
-    ListMethodMissing,
-    CancelMethodMissing,
-    ListDropsNextCursor,
-    ResultOnce,
-    FailedWithoutStatusMessage,
-    SequentialTaskId,
-    PollIntervalString,
-    EmptyErrorMessages,
-    MalformedTaskAccepted,
-    TasksForUndeclaredTypes,
-    TaskIdIsRequestId,
-    CancelledTaskCompletes,
-    EarlyExpiry,
+/// Receiver faults that concern tools, `input_required` or progress, which client receivers
+/// have no part in: the reference client cannot have them.
+const SERVER_ONLY: [Fault; 9] = [
+    ForbiddenAcceptsTask,
+    RequiredAcceptsPlain,
+    NoInputRequired,
+    ElicitWithoutRelatedTask,
+    StuckInputRequired,
+    CancelInputRequiredRejected,
+    ToolErrorCompletes,
+    ProgressWithoutRelatedTask,
+    ProgressTokenDropped,
 ];
 
 /// Reference-client faults whose rules differ from the receiver's (the client scenarios do not
@@ -232,16 +203,21 @@ const CLIENT_RULES: &[FaultInfo] = &[FaultInfo {
     may_also: &[],
 }];
 
-/// The reference client's faults, with the rules each makes fail in the client-receiver
-/// scenarios (`taskcheck client`).
+/// The reference client's faults: the receiver's, but for those of servers, HTTP serving,
+/// exploration and wire fuzzing; each makes the same rules fail in the client-receiver
+/// scenarios (`taskcheck client`) as in the server ones, except where [`CLIENT_RULES`] says.
 pub fn client_faults() -> Vec<&'static FaultInfo> {
-    CLIENT_FAULT_SET
+    FAULTS
         .iter()
-        .filter_map(|fault| {
+        .filter(|f| {
+            let elsewhere = f.http_only() || f.explore_only() || f.fuzz_wire_only();
+            !(SERVER_ONLY.contains(&f.fault) || elsewhere)
+        })
+        .map(|f| {
             CLIENT_RULES
                 .iter()
-                .chain(FAULTS)
-                .find(|f| f.fault == *fault)
+                .find(|c| c.fault == f.fault)
+                .unwrap_or(f)
         })
         .collect()
 }
