@@ -213,3 +213,14 @@ pub fn rules_with(doc: &Value, verdicts: &[&str]) -> Vec<String> {
     out.sort();
     out
 }
+
+/// A clean run: exit 0, more than 100 passes, and nothing failed, warned, errored or untestable.
+pub fn assert_all_pass(code: i32, out: &str, doc: &Value) {
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        rules_with(doc, &["fail", "warn", "error", "untestable"]),
+        Vec::<String>::new(),
+        "{out}"
+    );
+    assert!(doc["totals"]["passed"].as_u64().unwrap() > 100, "{out}");
+}
