@@ -70,6 +70,13 @@ impl Mailbox {
         self.arrived.notify_waiters();
     }
 
+    fn take_any(&self) -> Option<Inbound> {
+        self.queue
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop_front()
+    }
+
     fn take(&self, method: &str) -> Option<Inbound> {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         let i = q.iter().position(|r| r.method == method)?;
@@ -81,6 +88,9 @@ impl Mailbox {
 struct Mailboxes {
     requests: Mailbox,
     notifications: Mailbox,
+    /// Set once a client receiver is initialized: taskcheck, its server, offers nothing, so
+    /// its requests (but ping) get -32601 at once instead of waiting unanswered.
+    refuse_requests: std::sync::atomic::AtomicBool,
 }
 
 impl Mailboxes {
@@ -441,8 +451,19 @@ impl Session {
         )
         .await
         .map_err(|e| format!("the client never sent notifications/initialized: {e}"))?;
+        self.inbox.refuse_requests.store(true, Ordering::Relaxed);
+        // what the client asked before it was initialized gets the same answer
+        while let Some(early) = self.inbox.requests.take_any() {
+            self.send(refusal(&early.id, &early.method)).await.ok();
+        }
         Ok(ServerInfo::declared(&hello.params, "clientInfo"))
     }
+}
+
+/// taskcheck's answer, as a client's server, to a request it does not serve.
+fn refusal(id: &Value, method: &str) -> Value {
+    let message = format!("Method not found: {method} (taskcheck serves no capabilities)");
+    wire::error(id, wire::code::METHOD_NOT_FOUND, &message)
 }
 
 /// Routes everything the receiver sends: responses to waiters, requests to the queue.
@@ -497,6 +518,13 @@ async fn route(
                     }
                     Message::Request { id, method, .. } if method == "ping" => {
                         let answer = wire::result(&id, json!({}));
+                        trace.record(Direction::Out, Some(answer.clone()), None);
+                        let _ = outgoing.send(Outgoing::Message(answer)).await;
+                    }
+                    Message::Request { id, method, .. }
+                        if inbox.refuse_requests.load(Ordering::Relaxed) =>
+                    {
+                        let answer = refusal(&id, &method);
                         trace.record(Direction::Out, Some(answer.clone()), None);
                         let _ = outgoing.send(Outgoing::Message(answer)).await;
                     }

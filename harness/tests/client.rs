@@ -178,6 +178,41 @@ fn a_client_that_sends_garbage_ends_the_run_with_the_cause() {
 }
 
 #[test]
+fn taskcheck_answers_the_requests_of_a_client_it_does_not_serve_with_method_not_found() {
+    // a stdio client that, once initialized, asks for tools and records the answer
+    let answer = temp_path("client-asks.txt");
+    let _ = std::fs::remove_file(&answer);
+    let script = r#"
+import json, subprocess, sys
+server = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def send(m):
+    server.stdin.write(json.dumps(dict(jsonrpc="2.0", **m)) + "\n"); server.stdin.flush()
+send(dict(id=1, method="initialize", params=dict(protocolVersion="2025-11-25", capabilities={}, clientInfo=dict(name="t", version="0"))))
+server.stdout.readline()
+send(dict(method="notifications/initialized"))
+send(dict(id=7, method="tools/list"))
+open(sys.argv[1], "w").write(server.stdout.readline())
+server.stdout.read()
+"#;
+    let file = temp_path("client-asks.py");
+    std::fs::write(&file, script).unwrap();
+    let command = format!("python3 {} {}", file.display(), answer.display());
+    // a scenario that gives the client a second to ask
+    let dir = scenario_dir(
+        "client-asks",
+        "idle.yaml",
+        "id: idle\ntitle: idle\nreceiver: client\nrules: [tasks.ttl.may-delete-after]\n\
+         steps:\n  - wait: 1000\n",
+    );
+    let selection = ["--scenarios", dir.to_str().unwrap(), "--scenario", "idle"];
+    let (_, out, _) = run_client(&command, true, &selection, "client-asks");
+    let got: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&answer).expect(&out)).expect(&out);
+    assert_eq!(got["id"], 7, "{got}");
+    assert_eq!(got["error"]["code"], -32601, "{got}");
+}
+
+#[test]
 fn the_stdio_relay_reports_a_socket_it_cannot_reach() {
     let out = taskcheck(&["serve", "--connect", "/nonexistent/taskcheck.sock"]);
     assert_eq!(out.status.code(), Some(3));
