@@ -213,6 +213,39 @@ server.stdout.read()
 }
 
 #[test]
+fn an_http_client_without_a_get_stream_is_an_error_not_a_failure() {
+    // initializes over HTTP, then never opens the GET stream taskcheck's requests go out on
+    let script = r#"
+import json, sys, time, urllib.request
+def post(m, session=None):
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    if session: headers["mcp-session-id"] = session
+    body = json.dumps(dict(jsonrpc="2.0", **m)).encode()
+    return urllib.request.urlopen(urllib.request.Request(sys.argv[1], body, headers))
+r = post(dict(id=1, method="initialize", params=dict(protocolVersion="2025-11-25", capabilities=dict(tasks=dict(list={})), clientInfo=dict(name="t", version="0"))))
+post(dict(method="notifications/initialized"), r.headers["mcp-session-id"])
+time.sleep(30)
+"#;
+    let file = temp_path("client-no-get.py");
+    std::fs::write(&file, script).unwrap();
+    let command = format!("python3 {}", file.display());
+    let (code, out, _) = run_client(
+        &command,
+        false,
+        &[
+            "--scenario",
+            "client-unknown-task-id",
+            "--timeout-ms",
+            "1500",
+        ],
+        "client-no-get",
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("opened no GET stream"), "{out}");
+    assert!(!out.contains("FAIL"), "{out}");
+}
+
+#[test]
 fn the_stdio_relay_reports_a_socket_it_cannot_reach() {
     let out = taskcheck(&["serve", "--connect", "/nonexistent/taskcheck.sock"]);
     assert_eq!(out.status.code(), Some(3));

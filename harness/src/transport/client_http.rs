@@ -22,6 +22,8 @@ use tokio::sync::{mpsc, oneshot};
 const SESSION_HEADER: &str = "mcp-session-id";
 /// Messages kept for a client while it has no GET stream open.
 const BACKLOG_LIMIT: usize = 1000;
+/// How long messages may wait for the client's GET stream before the session ends.
+const GET_STREAM_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -43,11 +45,13 @@ struct Served {
     waiting: Mutex<HashMap<String, oneshot::Sender<Value>>>,
     stream: Mutex<Option<mpsc::UnboundedSender<Value>>>,
     backlog: Mutex<VecDeque<Value>>,
+    /// Whether a message already waits for a GET stream (the client gets a grace period).
+    awaits_stream: std::sync::atomic::AtomicBool,
 }
 
 impl Served {
     /// Sends one of taskcheck's messages: an answer to its POST, or on the GET stream.
-    fn route(&self, msg: Value) {
+    fn route(self: &Arc<Self>, msg: Value) {
         if msg.get("method").is_none() {
             let id = msg.get("id").map(Value::to_string).unwrap_or_default();
             if let Some(tx) = lock(&self.waiting).remove(&id) {
@@ -59,6 +63,23 @@ impl Served {
             if stream.send(msg.clone()).is_ok() {
                 return;
             }
+        }
+        if !self
+            .awaits_stream
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            // a client opens its GET stream just after initializing: give it a moment
+            let served = self.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(GET_STREAM_GRACE).await;
+                if lock(&served.stream).is_none() {
+                    // not the client's fault under the spec (the GET stream is a MAY), but
+                    // taskcheck has no other way to reach it: a transport error, no verdict
+                    let why = "the client opened no GET stream, the only way taskcheck can send \
+                               it requests (it POSTs nothing else to answer on)";
+                    let _ = served.incoming.send(Incoming::Closed(why.into())).await;
+                }
+            });
         }
         let mut backlog = lock(&self.backlog);
         if backlog.len() >= BACKLOG_LIMIT {
@@ -119,6 +140,7 @@ impl ClientServer {
             waiting: Mutex::default(),
             stream: Mutex::default(),
             backlog: Mutex::default(),
+            awaits_stream: Default::default(),
         });
         let id = uuid::Uuid::new_v4().to_string();
         let router = served.clone();
