@@ -7,7 +7,7 @@
 use super::{Connection, Incoming, Outgoing};
 use crate::wire::{self, Message};
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
@@ -115,6 +115,8 @@ impl ClientServer {
         });
         let app = Router::new()
             .route("/mcp/{token}", post(on_post).get(on_get).delete(on_delete))
+            // bodies up to --max-line-bytes reach the decoder, which judges their size itself
+            .layer(DefaultBodyLimit::max(max_message.saturating_add(1)))
             .with_state(server.clone());
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
