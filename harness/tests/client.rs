@@ -161,20 +161,31 @@ fn a_client_that_never_connects_or_dies_is_an_error_within_the_timeout() {
 }
 
 #[test]
-fn a_client_that_sends_garbage_ends_the_run_with_the_cause() {
-    // the client writes a line that is not JSON-RPC into its server's stdin, then idles
-    let command = "sh -c 'printf \"not json\\n\" | \"$@\"; sleep 29.3' sh";
-    let start = Instant::now();
-    let (code, out, _) = run_client(
-        command,
-        true,
-        &["--scenario", "client-list"],
-        "client-garbage",
-    );
-    assert_eq!(code, 3, "{out}");
-    assert!(out.contains("invalid output"), "{out}");
-    assert!(start.elapsed() < Duration::from_secs(10));
-    assert_nothing_left("sleep 29.3");
+fn a_client_that_sends_garbage_or_a_huge_line_ends_the_run_with_the_cause() {
+    // the client writes into its server's stdin, then idles
+    for (output, cause) in [
+        ("printf \"not json\\n\"", "not JSON"),
+        (
+            "head -c 20000000 /dev/zero | tr \"\\0\" x",
+            "exceeds the 1048576-byte limit",
+        ),
+    ] {
+        let command = format!("sh -c '{output} | \"$@\"; sleep 29.3' sh");
+        let start = Instant::now();
+        let (code, out, _) = run_client(
+            &command,
+            true,
+            &["--scenario", "client-list", "--max-line-bytes", "1048576"],
+            "client-garbage",
+        );
+        assert_eq!(code, 3, "{out}");
+        assert!(
+            out.contains("invalid output") && out.contains(cause),
+            "{out}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(10));
+        assert_nothing_left("sleep 29.3");
+    }
 }
 
 #[test]
@@ -243,6 +254,22 @@ time.sleep(30)
     assert_eq!(code, 3, "{out}");
     assert!(out.contains("opened no GET stream"), "{out}");
     assert!(!out.contains("FAIL"), "{out}");
+}
+
+#[test]
+fn the_official_schema_accepts_every_message_of_a_clean_client_run() {
+    let schema = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/spec/2025-11-25/schema.json"
+    );
+    let (code, out, doc) = run_client(
+        &reference_client(&[]),
+        true,
+        &["--schema", schema],
+        "client-official",
+    );
+    assert_all_pass(code, &out, &doc);
+    assert!(rules_with(&doc, &["pass"]).contains(&"tasks.schema.official".to_string()));
 }
 
 #[test]

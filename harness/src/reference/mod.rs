@@ -1,5 +1,6 @@
 //! The reference receiver: a correct 2025-11-25 Tasks receiver on stdio, built on the same
-//! model, with `--fault` switches that each break one rule.
+//! model, with `--fault` switches that each break one rule. The same receiver, with sampling,
+//! elicitation and roots in place of tools, is the reference client (`client`).
 
 mod client;
 pub mod faults;
