@@ -26,8 +26,22 @@ pub fn read_trace(text: &str, file: &str) -> Result<Vec<Entry>, String> {
         .collect()
 }
 
-/// What the receiver declared in the first initialize exchange of a session.
+/// What the receiver declared in the first initialize exchange of a session: in its
+/// initialize result, or, for a client receiver, in its initialize request.
 fn server_info(entries: &[Entry]) -> Option<ServerInfo> {
+    let client = entries
+        .iter()
+        .find_map(|e| match e.message.as_ref().map(wire::classify) {
+            Some(Ok(Message::Request { method, params, .. }))
+                if e.dir == Direction::In && method == "initialize" =>
+            {
+                Some(ServerInfo::from_client_request(&params))
+            }
+            _ => None,
+        });
+    if client.is_some() {
+        return client;
+    }
     let init_id =
         entries
             .iter()

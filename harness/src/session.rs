@@ -175,6 +175,11 @@ impl ServerInfo {
         ServerInfo::declared(result, "serverInfo")
     }
 
+    /// What a client receiver's initialize request declares.
+    pub fn from_client_request(params: &Value) -> ServerInfo {
+        ServerInfo::declared(params, "clientInfo")
+    }
+
     /// What an initialize result (`serverInfo`) or request (`clientInfo`) declares.
     fn declared(result: &Value, who: &str) -> ServerInfo {
         ServerInfo {
@@ -456,7 +461,7 @@ impl Session {
         while let Some(early) = self.inbox.requests.take_any() {
             self.send(refusal(&early.id, &early.method)).await.ok();
         }
-        Ok(ServerInfo::declared(&hello.params, "clientInfo"))
+        Ok(ServerInfo::from_client_request(&hello.params))
     }
 }
 

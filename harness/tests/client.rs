@@ -273,6 +273,33 @@ fn the_official_schema_accepts_every_message_of_a_clean_client_run() {
 }
 
 #[test]
+fn a_client_trace_is_judged_offline_with_the_client_capabilities() {
+    for (faults, code, failing) in [
+        (vec![], 0, vec![]),
+        (
+            vec!["created-at-drifts"],
+            1,
+            vec!["tasks.ttl.created-at-constant".to_string()],
+        ),
+    ] {
+        let trace = temp_path("client-trace.jsonl");
+        let traced = ["--trace", trace.to_str().unwrap()];
+        run_client(&reference_client(&faults), true, &traced, "client-traced");
+        let report = temp_path("client-trace-offline.json");
+        let checked = taskcheck(&[
+            "check",
+            trace.to_str().unwrap(),
+            "--report-json",
+            report.to_str().unwrap(),
+        ]);
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        assert_eq!(checked.status.code(), Some(code), "{faults:?}");
+        assert_eq!(rules_with(&doc, &["fail", "warn", "error"]), failing);
+    }
+}
+
+#[test]
 fn the_stdio_relay_reports_a_socket_it_cannot_reach() {
     let out = taskcheck(&["serve", "--connect", "/nonexistent/taskcheck.sock"]);
     assert_eq!(out.status.code(), Some(3));
