@@ -397,8 +397,18 @@ fn selected(lib: &LibraryArgs, select: &SelectArgs) -> Vec<Scenario> {
 
 /// The scenarios a selection picks among those for one kind of receiver.
 fn selected_for(lib: &LibraryArgs, select: &SelectArgs, kind: ReceiverKind) -> Vec<Scenario> {
-    let mut all = library(lib);
-    all.retain(|s| s.receiver == kind);
+    let (all, other): (Vec<Scenario>, Vec<Scenario>) =
+        library(lib).into_iter().partition(|s| s.receiver == kind);
+    if let Some(s) = other.iter().find(|s| select.only.contains(&s.id)) {
+        let (side, command) = match s.receiver {
+            ReceiverKind::Server => ("server", "taskcheck run"),
+            ReceiverKind::Client => ("client", "taskcheck client"),
+        };
+        usage_error(format!(
+            "scenario {:?} is for {side} receivers: run it with `{command}`",
+            s.id
+        ));
+    }
     pick(all, select)
 }
 

@@ -308,6 +308,18 @@ fn the_stdio_relay_reports_a_socket_it_cannot_reach() {
 }
 
 #[test]
+fn a_scenario_for_the_other_side_is_a_usage_error_naming_the_command() {
+    let out = taskcheck(&["run", "--stdio", "x", "--scenario", "client-list"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`taskcheck client`"), "{err}");
+    let out = taskcheck(&["client", "--command", "x", "--scenario", "cancel-terminal"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`taskcheck run`"), "{err}");
+}
+
+#[test]
 fn reference_client_faults_are_listed_and_unknown_ones_are_usage_errors() {
     let listed = taskcheck(&["reference-client", "--list-faults"]);
     let text = String::from_utf8_lossy(&listed.stdout);
