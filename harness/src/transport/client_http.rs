@@ -43,8 +43,8 @@ struct Served {
     incoming: mpsc::Sender<Incoming>,
     /// The client's requests waiting for taskcheck's answer, by id.
     waiting: Mutex<HashMap<String, oneshot::Sender<Value>>>,
-    stream: Mutex<Option<mpsc::UnboundedSender<Value>>>,
-    backlog: Mutex<VecDeque<Value>>,
+    /// The GET stream, or what waits for it: one lock, so nothing slips between the two.
+    outbox: Mutex<Outbox>,
     /// Whether a message already waits for a GET stream (the client gets a grace period).
     awaits_stream: std::sync::atomic::AtomicBool,
 }
@@ -59,11 +59,17 @@ impl Served {
                 return;
             }
         }
-        if let Some(stream) = lock(&self.stream).as_ref() {
+        let mut outbox = lock(&self.outbox);
+        if let Some(stream) = &outbox.stream {
             if stream.send(msg.clone()).is_ok() {
                 return;
             }
         }
+        if outbox.backlog.len() >= BACKLOG_LIMIT {
+            outbox.backlog.pop_front();
+        }
+        outbox.backlog.push_back(msg);
+        drop(outbox);
         if !self
             .awaits_stream
             .swap(true, std::sync::atomic::Ordering::Relaxed)
@@ -72,7 +78,7 @@ impl Served {
             let served = self.clone();
             tokio::spawn(async move {
                 tokio::time::sleep(GET_STREAM_GRACE).await;
-                if lock(&served.stream).is_none() {
+                if lock(&served.outbox).stream.is_none() {
                     // not the client's fault under the spec (the GET stream is a MAY), but
                     // taskcheck has no other way to reach it: a transport error, no verdict
                     let why = "the client opened no GET stream, the only way taskcheck can send \
@@ -81,12 +87,14 @@ impl Served {
                 }
             });
         }
-        let mut backlog = lock(&self.backlog);
-        if backlog.len() >= BACKLOG_LIMIT {
-            backlog.pop_front();
-        }
-        backlog.push_back(msg);
     }
+}
+
+/// Where taskcheck's own messages to a client go.
+#[derive(Default)]
+struct Outbox {
+    stream: Option<mpsc::UnboundedSender<Value>>,
+    backlog: VecDeque<Value>,
 }
 
 /// Ends a session when its connection is dropped.
@@ -140,8 +148,7 @@ impl ClientServer {
         let served = Arc::new(Served {
             incoming: in_tx,
             waiting: Mutex::default(),
-            stream: Mutex::default(),
-            backlog: Mutex::default(),
+            outbox: Mutex::default(),
             awaits_stream: Default::default(),
         });
         let id = uuid::Uuid::new_v4().to_string();
@@ -152,7 +159,7 @@ impl ClientServer {
             }
             // the session is over: unanswered POSTs and the GET stream end
             lock(&router.waiting).clear();
-            lock(&router.stream).take();
+            lock(&router.outbox).stream.take();
         });
         let connection = Connection {
             outgoing: out_tx,
@@ -244,10 +251,12 @@ async fn on_get(State(server): State<Arc<ClientServer>>, headers: HeaderMap) -> 
         return plain(StatusCode::NOT_FOUND, "unknown or missing Mcp-Session-Id");
     };
     let (tx, rx) = mpsc::unbounded_channel::<Value>();
-    for msg in lock(&served.backlog).drain(..) {
+    let mut outbox = lock(&served.outbox);
+    for msg in outbox.backlog.drain(..) {
         let _ = tx.send(msg);
     }
-    *lock(&served.stream) = Some(tx);
+    outbox.stream = Some(tx);
+    drop(outbox);
     let events = futures::stream::unfold(rx, |mut rx| async move {
         let msg = rx.recv().await?;
         Some((
