@@ -63,6 +63,8 @@ impl HttpSession {
             }
             return;
         }
+        // streams, then backlog, as open_stream locks them: a stream opening now drains what
+        // is kept here, never before it
         let mut streams = lock(&self.streams);
         streams.retain(|s| !s.is_closed());
         if let Some(first) = streams.first() {
@@ -70,7 +72,6 @@ impl HttpSession {
                 return;
             }
         }
-        drop(streams);
         let mut backlog = lock(&self.backlog);
         if backlog.len() >= BACKLOG_LIMIT {
             backlog.pop_front();
@@ -80,10 +81,10 @@ impl HttpSession {
 
     /// A new stream for the receiver's own messages; the GET stream goes first.
     fn open_stream(&self, tx: &Outbox, first: bool) {
+        let mut streams = lock(&self.streams);
         for msg in lock(&self.backlog).drain(..) {
             let _ = tx.send(msg);
         }
-        let mut streams = lock(&self.streams);
         if first {
             streams.insert(0, tx.clone());
         } else {
