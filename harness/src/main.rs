@@ -560,6 +560,8 @@ async fn dispatch(cli: Cli) -> i32 {
         } => {
             if fixtures {
                 print!("{}", mcp_taskcheck::fixtures::contract_table());
+                println!("\nClient receivers (`taskcheck client`):\n");
+                print!("{}", mcp_taskcheck::fixtures::client::contract_table());
             } else {
                 print!("{}", inspect::list(&selected(&lib, &select)));
             }

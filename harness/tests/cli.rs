@@ -33,6 +33,7 @@ fn list_shows_scenarios_rules_and_fixtures() {
     );
     let t = text(&taskcheck(&["list", "--fixtures"]));
     assert!(t.contains("`required_sleep` | \"required\""), "{t}");
+    assert!(t.contains("`sampling/createMessage` | after"), "{t}");
     let t = text(&taskcheck(&["reference", "--list-faults"]));
     assert!(
         t.contains("cancel-terminal-ok") && t.contains("tasks.cancel.terminal-rejected"),
