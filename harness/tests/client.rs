@@ -240,36 +240,43 @@ server.stdout.read()
 }
 
 #[test]
-fn an_http_client_without_a_get_stream_is_an_error_not_a_failure() {
-    // initializes over HTTP, then never opens the GET stream taskcheck's requests go out on
+fn an_http_client_without_a_get_stream_or_posting_garbage_is_an_error_not_a_failure() {
+    // initializes over HTTP, then never opens the GET stream taskcheck's requests go out on,
+    // and (garbage) POSTs a body that is not JSON
     let script = r#"
 import json, sys, time, urllib.request
-def post(m, session=None):
+def post(body, session=None):
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     if session: headers["mcp-session-id"] = session
-    body = json.dumps(dict(jsonrpc="2.0", **m)).encode()
-    return urllib.request.urlopen(urllib.request.Request(sys.argv[1], body, headers))
-r = post(dict(id=1, method="initialize", params=dict(protocolVersion="2025-11-25", capabilities=dict(tasks=dict(list={})), clientInfo=dict(name="t", version="0"))))
-post(dict(method="notifications/initialized"), r.headers["mcp-session-id"])
+    return urllib.request.urlopen(urllib.request.Request(sys.argv[2], body, headers))
+def message(**m):
+    return json.dumps(dict(jsonrpc="2.0", **m)).encode()
+r = post(message(id=1, method="initialize", params=dict(protocolVersion="2025-11-25", capabilities=dict(tasks=dict(list={})), clientInfo=dict(name="t", version="0"))))
+session = r.headers["mcp-session-id"]
+post(message(method="notifications/initialized"), session)
+if sys.argv[1] == "garbage":
+    try: post(b"not json", session)
+    except Exception: pass
 time.sleep(30)
 "#;
-    let file = temp_path("client-no-get.py");
+    let file = temp_path("client-http-hostile.py");
     std::fs::write(&file, script).unwrap();
-    let command = format!("python3 {}", file.display());
-    let (code, out, _) = run_client(
-        &command,
-        false,
-        &[
+    for (mode, cause) in [
+        ("idle", "opened no GET stream"),
+        ("garbage", "invalid output"),
+    ] {
+        let command = format!("python3 {} {mode}", file.display());
+        let timeout = [
             "--scenario",
             "client-unknown-task-id",
             "--timeout-ms",
             "1500",
-        ],
-        "client-no-get",
-    );
-    assert_eq!(code, 3, "{out}");
-    assert!(out.contains("opened no GET stream"), "{out}");
-    assert!(!out.contains("FAIL"), "{out}");
+        ];
+        let (code, out, _) = run_client(&command, false, &timeout, "client-http-hostile");
+        assert_eq!(code, 3, "{mode}: {out}");
+        assert!(out.contains(cause), "{mode}: {out}");
+        assert!(!out.contains("FAIL"), "{mode}: {out}");
+    }
 }
 
 #[test]
