@@ -205,6 +205,23 @@ fn a_client_that_sends_garbage_or_a_huge_line_ends_the_run_with_the_cause() {
 }
 
 #[test]
+fn a_client_that_writes_much_to_stdout_and_stderr_is_not_blocked() {
+    // 200,000 lines on stdout and stderr before it connects: a full pipe would stop it
+    let noisy = format!(
+        "sh -c 'seq 200000; seq 200000 >&2; exec \"$@\"' sh {}",
+        reference_client(&[])
+    );
+    for stdio in [false, true] {
+        let (code, out, doc) = run_client(&noisy, stdio, &["--scenario", "client-list"], "noisy");
+        assert_eq!(code, 0, "{out}");
+        assert_eq!(
+            rules_with(&doc, &["fail", "warn", "error"]),
+            Vec::<String>::new()
+        );
+    }
+}
+
+#[test]
 fn taskcheck_answers_the_requests_of_a_client_it_does_not_serve_with_method_not_found() {
     // a stdio client that, once initialized, asks for tools and records the answer
     let answer = temp_path("client-asks.txt");

@@ -10,8 +10,10 @@
 //! Either way the scenario's id is in the client's environment as `TASKCHECK_SCENARIO`.
 
 use super::client_http::ClientServer;
-use super::stdio::{read_messages, read_stderr, spawn_group, watch_exit, write_lines, GroupGuard};
-use super::{Connect, ConnectError, Connection, Outgoing, Peer};
+use super::stdio::{
+    read_log_lines, read_messages, spawn_group, watch_exit, write_lines, GroupGuard,
+};
+use super::{Connect, ConnectError, Connection, Incoming, Outgoing, Peer};
 use crate::scenario::ReceiverKind;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -45,6 +47,14 @@ pub fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
+/// A started client: its process, its process group, and what it writes (stdout and stderr,
+/// which it does not speak MCP on) as log events.
+struct Started {
+    child: Child,
+    group: GroupGuard,
+    output: mpsc::Receiver<Incoming>,
+}
+
 /// Removes a socket file when the connection ends.
 struct SocketFile(PathBuf);
 
@@ -72,13 +82,25 @@ impl ClientConnector {
         }
     }
 
-    fn spawn(&self, scenario: &str, endpoint: &str) -> Result<(Child, GroupGuard), ConnectError> {
+    fn spawn(&self, scenario: &str, endpoint: &str) -> Result<Started, ConnectError> {
         let line = format!(
             "export TASKCHECK_SCENARIO={}; {} {endpoint}",
             shell_quote(scenario),
             self.command
         );
-        spawn_group(&line)
+        let (mut child, group) = spawn_group(&line)?;
+        // read from the start: a client blocked on a full pipe would never connect
+        let (tx, output) = mpsc::channel(1024);
+        tokio::spawn(read_log_lines(
+            child.stdout.take().expect("piped"),
+            tx.clone(),
+        ));
+        tokio::spawn(read_log_lines(child.stderr.take().expect("piped"), tx));
+        Ok(Started {
+            child,
+            group,
+            output,
+        })
     }
 
     /// Waits for the client to connect, or says why it did not.
@@ -108,10 +130,9 @@ impl ClientConnector {
             .await
             .map_err(|e| ConnectError(format!("cannot serve HTTP on loopback: {e}")))?;
         let (url, accepted) = server.expect();
-        let (mut child, group) = self.spawn(scenario, &shell_quote(&url))?;
-        let stderr = child.stderr.take().expect("stderr is piped");
-        let conn = self.arrival(&mut child, accepted).await?;
-        Ok(self.attach(conn, child, stderr, group))
+        let mut started = self.spawn(scenario, &shell_quote(&url))?;
+        let conn = self.arrival(&mut started.child, accepted).await?;
+        Ok(attach(conn, started))
     }
 
     async fn connect_stdio(&self, scenario: &str) -> Result<Connection, ConnectError> {
@@ -128,9 +149,8 @@ impl ClientConnector {
             shell_quote(&exe.to_string_lossy()),
             shell_quote(&path.to_string_lossy())
         );
-        let (mut child, group) = self.spawn(scenario, &relay)?;
-        let stderr = child.stderr.take().expect("stderr is piped");
-        let (socket, _) = self.arrival(&mut child, listener.accept()).await?;
+        let mut started = self.spawn(scenario, &relay)?;
+        let (socket, _) = self.arrival(&mut started.child, listener.accept()).await?;
         let (read, write) = socket.into_split();
         let (in_tx, in_rx) = mpsc::channel(1024);
         let (out_tx, out_rx) = mpsc::channel::<Outgoing>(64);
@@ -143,35 +163,35 @@ impl ClientConnector {
             transport: "stdio",
             abandon: Box::new(|_| {}),
         };
-        Ok(self.attach(conn, child, stderr, group))
+        Ok(attach(conn, started))
     }
+}
 
-    /// Adds the client process to a connection: its stderr and exit become events, and
-    /// dropping the connection kills it.
-    fn attach(
-        &self,
-        mut conn: Connection,
-        child: Child,
-        stderr: tokio::process::ChildStderr,
-        group: GroupGuard,
-    ) -> Connection {
-        let (tx, rx) = mpsc::channel(1024);
-        let mut from_session = std::mem::replace(&mut conn.incoming, rx);
-        let events = tx.clone();
+/// Adds the client process to a connection: its output and exit become events, and dropping
+/// the connection kills it.
+fn attach(mut conn: Connection, started: Started) -> Connection {
+    let Started {
+        child,
+        group,
+        output,
+    } = started;
+    let (tx, rx) = mpsc::channel(1024);
+    let from_session = std::mem::replace(&mut conn.incoming, rx);
+    for mut events in [from_session, output] {
+        let tx = tx.clone();
         tokio::spawn(async move {
-            while let Some(event) = from_session.recv().await {
-                if events.send(event).await.is_err() {
+            while let Some(event) = events.recv().await {
+                if tx.send(event).await.is_err() {
                     return;
                 }
             }
         });
-        tokio::spawn(read_stderr(stderr, tx.clone()));
-        tokio::spawn(watch_exit(child, tx));
-        let session_guard = std::mem::replace(&mut conn.guard, Box::new(()));
-        // the client dies first, then its session ends
-        conn.guard = Box::new((group, session_guard));
-        conn
     }
+    tokio::spawn(watch_exit(child, tx));
+    let session_guard = std::mem::replace(&mut conn.guard, Box::new(()));
+    // the client dies first, then its session ends
+    conn.guard = Box::new((group, session_guard));
+    conn
 }
 
 impl Connect for ClientConnector {

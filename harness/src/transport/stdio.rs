@@ -87,7 +87,7 @@ impl Connect for StdioConnector {
         let (out_tx, out_rx) = mpsc::channel::<Outgoing>(64);
         tokio::spawn(write_lines(stdin, out_rx, in_tx.clone()));
         tokio::spawn(read_messages(stdout, self.max_line, in_tx.clone()));
-        tokio::spawn(read_stderr(stderr, in_tx.clone()));
+        tokio::spawn(read_log_lines(stderr, in_tx.clone()));
         tokio::spawn(watch_exit(child, in_tx));
         Ok(Connection {
             outgoing: out_tx,
@@ -222,14 +222,18 @@ pub(super) async fn read_messages<R: AsyncRead + Unpin>(
     }
 }
 
-/// Passes every stderr line on as a log event.
-pub(super) async fn read_stderr<R: AsyncRead + Unpin>(stderr: R, events: mpsc::Sender<Incoming>) {
-    let mut reader = BufReader::new(stderr);
+/// Passes every line of a diagnostic stream (stderr, a client's stdout) on as a log event.
+pub(super) async fn read_log_lines<R: AsyncRead + Unpin>(
+    stream: R,
+    events: mpsc::Sender<Incoming>,
+) {
+    let mut reader = BufReader::new(stream);
     let mut line = Vec::new();
-    // stderr is informational: bound each line, never fail on it
+    // informational: bound each line, never fail on it, and never stop reading (a writer
+    // blocked on a full pipe would stop talking MCP too): lines no one takes in time are dropped
     while let Ok(Some(_)) = read_bounded_line(&mut reader, 64 * 1024, &mut line).await {
         let text = String::from_utf8_lossy(&line).into_owned();
-        if events.send(Incoming::Log(text)).await.is_err() {
+        if let Err(mpsc::error::TrySendError::Closed(_)) = events.try_send(Incoming::Log(text)) {
             return;
         }
     }
