@@ -1,7 +1,7 @@
 //! Streamable HTTP served to a client receiver: taskcheck is the MCP server. Each expected
 //! client gets its own endpoint URL (`/mcp/<token>`); its initialize POST opens the session,
 //! which is handed over as a [`Connection`]. What taskcheck sends goes out on the client's GET
-//! stream (kept until one is open); the answers to the client's own requests are the JSON
+//! stream (kept a second for the client to open one; then the session ends); the answers to the client's own requests are the JSON
 //! bodies of their POSTs; its responses and notifications are accepted with 202.
 
 use super::{Connection, Incoming, Outgoing};
@@ -45,7 +45,8 @@ struct Served {
     waiting: Mutex<HashMap<String, oneshot::Sender<Value>>>,
     /// The GET stream, or what waits for it: one lock, so nothing slips between the two.
     outbox: Mutex<Outbox>,
-    /// Whether a message already waits for a GET stream (the client gets a grace period).
+    /// Whether a message already waits for a GET stream since one was last opened (the client
+    /// gets a grace period to open it, or open it again).
     awaits_stream: std::sync::atomic::AtomicBool,
 }
 
@@ -257,6 +258,10 @@ async fn on_get(State(server): State<Arc<ClientServer>>, headers: HeaderMap) -> 
     }
     outbox.stream = Some(tx);
     drop(outbox);
+    // should this stream close too, what waits for the next one gets its own grace period
+    served
+        .awaits_stream
+        .store(false, std::sync::atomic::Ordering::Relaxed);
     let events = futures::stream::unfold(rx, |mut rx| async move {
         let msg = rx.recv().await?;
         Some((
