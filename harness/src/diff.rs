@@ -12,10 +12,11 @@ use std::collections::BTreeMap;
 pub type Verdicts = BTreeMap<String, String>;
 
 /// Verdicts from worst to best, to keep the worst of several checks.
-const WORST_FIRST: [&str; 7] = [
+const WORST_FIRST: [&str; 8] = [
     "error",
     "fail",
     "warn",
+    "consequence",
     "untestable",
     "not-applicable",
     "info",

@@ -143,6 +143,11 @@ impl FixtureMap {
         FixtureMap::parse(&text, &file)
     }
 
+    /// Whether a role is played by a tool of the receiver's own (`--fixtures`).
+    pub fn maps(&self, role: &str) -> bool {
+        self.0.contains_key(role)
+    }
+
     /// The receiver's tool that plays a role.
     pub fn tool_name<'a>(&'a self, role: &'a str) -> &'a str {
         self.0.get(role).map(|m| m.tool.as_str()).unwrap_or(role)

@@ -25,6 +25,9 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
     if rule == crate::load::LIMITS_RULE {
         out.push("load".into());
     }
+    if [crate::runner::SURVIVES_RULE, crate::runner::STDOUT_RULE].contains(&rule) {
+        out.push("every scenario".into());
+    }
     out
 }
 
@@ -161,6 +164,11 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
         "{}\n  level:    {}\n  actor:    {:?}\n  status:   {:?}\n  section:  {}\n  summary:  {}\n",
         rule.id, rule.level.as_str(), rule.actor, rule.status, rule.link(), rule.summary
     );
+    if let Some(d) = &rule.derived_from {
+        out.push_str(&format!(
+            "  derived:  no keyword states it; derived from {d}\n"
+        ));
+    }
     if let Some(n) = &rule.note {
         out.push_str(&format!("  note:     {n}\n"));
     }

@@ -21,6 +21,7 @@ pub mod schema;
 pub mod session;
 pub mod spec;
 pub mod suite;
+pub mod timestamp;
 pub mod trace;
 pub mod transport;
 pub mod verdict;

@@ -95,6 +95,13 @@ enum Command {
         /// List the hostile modes.
         #[arg(long)]
         list_hostile: bool,
+        /// Behave in a legal way that differs from the defaults (repeatable); see
+        /// --list-variants. Every variant passes the whole suite.
+        #[arg(long = "variant", value_name = "NAME")]
+        variants: Vec<String>,
+        /// List the legal variants.
+        #[arg(long)]
+        list_variants: bool,
     },
     /// List the scenarios a selection picks, and every rule (or the fixture contract).
     List {
@@ -508,9 +515,15 @@ async fn dispatch(cli: Cli) -> i32 {
             json_response,
             hostile,
             list_hostile,
+            variants,
+            list_variants,
         } => {
             if list_faults {
                 print!("{}", inspect::fault_list());
+                return exit::CONFORMANT;
+            }
+            if list_variants {
+                print!("{}", reference::variants::list());
                 return exit::CONFORMANT;
             }
             if list_hostile {
@@ -527,6 +540,18 @@ async fn dispatch(cli: Cli) -> i32 {
             let mut faults =
                 reference::faults::Faults::from_names(&faults).unwrap_or_else(|e| usage_error(e));
             faults.max_live_tasks = max_tasks;
+            faults.variants = variants
+                .iter()
+                .map(|name| {
+                    reference::variants::by_name(name)
+                        .map(|v| v.variant)
+                        .unwrap_or_else(|| {
+                            usage_error(format!(
+                                "unknown variant {name:?} (see `taskcheck reference --list-variants`)"
+                            ))
+                        })
+                })
+                .collect();
             let served = match http {
                 Some(addr) => {
                     let options = reference::http::HttpOptions {

@@ -5,7 +5,8 @@
 //! `$capture: name` binds the value; `$type: string|integer|number|boolean|object|array|null`;
 //! `$present: true`; `$absent: true` (only as an object member: the key must be missing);
 //! `$any_of: [patterns]`; `$not: pattern`; `$contains: [patterns]` (each matches some element);
-//! `$same: value` (equal, ignoring a top-level `_meta` on both sides).
+//! `$same: value` (equal by meaning: a top-level `_meta` is ignored on both sides, and a
+//! top-level `isError: false` is the same as none, as the schema's default says).
 
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -172,10 +173,15 @@ fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// A result or error as `$same` compares it: without `_meta`, and without an `isError`
+/// that says what its absence says.
 fn without_meta(v: &Value) -> Value {
     let mut v = v.clone();
     if let Some(o) = v.as_object_mut() {
         o.remove("_meta");
+        if o.get("isError") == Some(&Value::Bool(false)) {
+            o.remove("isError");
+        }
     }
     v
 }
@@ -249,7 +255,7 @@ fn match_at(
                     return fail(
                         path,
                         format!(
-                            "must equal {} (ignoring _meta), found {}",
+                            "must equal {} (by meaning: _meta ignored, isError false as absent), found {}",
                             short(v),
                             short(actual)
                         ),

@@ -4,10 +4,10 @@
 //! observations prove. Orderings are judged causally: an observation B is "after" an
 //! observation A only when B answers a request sent after A was received.
 
+use crate::timestamp::{self, Profile, Stamp};
 use serde_json::Value;
+use std::cmp::Ordering;
 use std::collections::HashMap;
-use time::format_description::well_known::Rfc3339;
-use time::OffsetDateTime;
 
 /// Task status of the 2025-11-25 Tasks utility.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,13 +89,32 @@ pub struct Finding {
     pub held: bool,
     pub message: String,
     pub evidence: Vec<u64>,
+    /// A failure that may be the consequence of another rule's: if that rule failed in the
+    /// same session, this finding is shown under it instead of counted (one defect, one failure).
+    pub follows: Option<&'static str>,
 }
+
+impl Finding {
+    /// A judgement of `rule` on the messages `evidence` (trace numbers).
+    pub fn new(rule: &'static str, held: bool, message: String, evidence: Vec<u64>) -> Finding {
+        Finding {
+            rule,
+            held,
+            message,
+            evidence,
+            follows: None,
+        }
+    }
+}
+
+/// A status change of a cancelled task breaks this rule first.
+const STAYS_CANCELLED: &str = "tasks.cancel.stays-cancelled";
 
 #[derive(Default)]
 struct History {
-    created_at: Option<(String, u64)>,
+    created_at: Option<(Stamp, String, u64)>,
     terminal: Option<(TaskStatus, u64)>,
-    updates: Vec<(OffsetDateTime, u64)>,
+    updates: Vec<(Stamp, u64)>,
 }
 
 /// Per-session model of every task the receiver reported.
@@ -105,11 +124,11 @@ pub struct Model {
     created: HashMap<String, u64>,
 }
 
-fn timestamp(task: &Value, key: &str) -> Result<OffsetDateTime, String> {
+/// A timestamp field: parsed, or why it is not an ISO 8601 timestamp.
+fn timestamp(task: &Value, key: &str) -> Result<Stamp, String> {
     match task.get(key) {
         None => Err(format!("`{key}` is missing")),
-        Some(Value::String(s)) => OffsetDateTime::parse(s, &Rfc3339)
-            .map_err(|_| format!("`{key}` {s:?} is not an RFC 3339 timestamp")),
+        Some(Value::String(s)) => timestamp::parse(s).map_err(|e| format!("`{key}` {e}")),
         Some(other) => Err(format!("`{key}` is {other}, not a string")),
     }
 }
@@ -120,12 +139,7 @@ impl Model {
         let mut out = Vec::new();
         let ev = vec![obs.received];
         let mut judge = |rule: &'static str, held: bool, message: String, evidence: Vec<u64>| {
-            out.push(Finding {
-                rule,
-                held,
-                message,
-                evidence,
-            })
+            out.push(Finding::new(rule, held, message, evidence))
         };
         let id = match obs.task.get("taskId") {
             Some(Value::String(s)) => {
@@ -155,13 +169,6 @@ impl Model {
             .and_then(TaskStatus::parse);
 
         if obs.source == Source::Create {
-            let held = status == Some(TaskStatus::Working);
-            judge(
-                "tasks.lifecycle.initial-working",
-                held,
-                format!("CreateTaskResult status is {}", obs.task["status"]),
-                ev.clone(),
-            );
             match self.created.get(&id) {
                 Some(first) => judge(
                     "tasks.id.unique",
@@ -189,75 +196,97 @@ impl Model {
             );
         }
 
-        if obs.source == Source::Get && status == Some(TaskStatus::Failed) {
-            let message = obs.task.get("statusMessage").and_then(Value::as_str);
+        let created = timestamp(&obs.task, "createdAt");
+        let updated = timestamp(&obs.task, "lastUpdatedAt");
+        for (rule, field, stamp) in [
+            ("tasks.ttl.created-at", "createdAt", &created),
+            ("tasks.ttl.last-updated-at", "lastUpdatedAt", &updated),
+        ] {
             judge(
-                "tasks.failed.status-message",
-                message.is_some_and(|m| !m.trim().is_empty()),
-                match message {
-                    Some(m) if !m.trim().is_empty() => format!("failed task's statusMessage {m:?}"),
-                    _ => "a failed task's tasks/get result has no diagnostic statusMessage".into(),
+                rule,
+                stamp.is_ok(),
+                match stamp {
+                    Ok(_) => format!("{field} is ISO 8601"),
+                    Err(why) => why.clone(),
                 },
                 ev.clone(),
             );
+            if let Ok(s) = stamp {
+                judge(
+                    RFC3339_RULE,
+                    s.profile == Profile::Rfc3339,
+                    match s.profile {
+                        Profile::Rfc3339 => format!("{field} is RFC 3339"),
+                        Profile::Iso8601 => format!(
+                            "{field} {} is ISO 8601 but not the RFC 3339 profile the spec links: requestors parsing RFC 3339 cannot read it",
+                            obs.task[field]
+                        ),
+                    },
+                    ev.clone(),
+                );
+            }
         }
 
-        let created = timestamp(&obs.task, "createdAt");
-        judge(
-            "tasks.ttl.created-at",
-            created.is_ok(),
-            created
-                .as_ref()
-                .err()
-                .cloned()
-                .unwrap_or_else(|| "createdAt is RFC 3339".into()),
-            ev.clone(),
-        );
-        let updated = timestamp(&obs.task, "lastUpdatedAt");
-        judge(
-            "tasks.ttl.last-updated-at",
-            updated.is_ok(),
-            updated
-                .as_ref()
-                .err()
-                .cloned()
-                .unwrap_or_else(|| "lastUpdatedAt is RFC 3339".into()),
-            ev.clone(),
-        );
-
         let history = self.tasks.entry(id.clone()).or_default();
-        if let Some(Value::String(c)) = obs.task.get("createdAt") {
+        let was_cancelled = matches!(history.terminal, Some((TaskStatus::Cancelled, _)));
+        if obs.source == Source::Get && status == Some(TaskStatus::Failed) {
+            let message = obs.task.get("statusMessage").and_then(Value::as_str);
+            out.push(Finding {
+                // a cancelled task reported failed should not be failed at all
+                follows: was_cancelled.then_some(STAYS_CANCELLED),
+                ..Finding::new(
+                    "tasks.failed.status-message",
+                    message.is_some_and(|m| !m.trim().is_empty()),
+                    match message {
+                        Some(m) if !m.trim().is_empty() => {
+                            format!("failed task's statusMessage {m:?}")
+                        }
+                        _ => "a failed task's tasks/get result has no diagnostic statusMessage"
+                            .into(),
+                    },
+                    ev.clone(),
+                )
+            });
+        }
+        if let Ok(c) = &created {
+            let text = obs.task["createdAt"].as_str().unwrap_or_default();
             match &history.created_at {
-                Some((first, seq)) => judge(
+                Some((first, first_text, seq)) => out.push(Finding::new(
                     "tasks.ttl.created-at-constant",
-                    first == c,
-                    format!("createdAt {c:?}, first seen as {first:?}"),
+                    first.compare(c) == Ordering::Equal,
+                    format!("createdAt {text:?}, first seen as {first_text:?}"),
                     vec![*seq, obs.received],
-                ),
-                None => history.created_at = Some((c.clone(), obs.received)),
+                )),
+                None => history.created_at = Some((*c, text.to_string(), obs.received)),
             }
         }
         if let (Ok(c), Ok(u)) = (&created, &updated) {
-            judge(
+            out.push(Finding::new(
                 "tasks.ttl.last-updated-monotonic",
-                u >= c,
-                format!("lastUpdatedAt {u} vs createdAt {c}"),
+                u.compare(c) != Ordering::Less,
+                format!(
+                    "lastUpdatedAt {} vs createdAt {}",
+                    obs.task["lastUpdatedAt"], obs.task["createdAt"]
+                ),
                 ev.clone(),
-            );
+            ));
         }
         if let (Ok(u), Some(asked)) = (&updated, obs.asked) {
             if let Some((latest, seq)) = history
                 .updates
                 .iter()
                 .filter(|(_, r)| *r < asked)
-                .max_by_key(|(t, _)| *t)
+                .max_by(|(a, _), (b, _)| a.compare(b))
             {
-                judge(
+                out.push(Finding::new(
                     "tasks.ttl.last-updated-monotonic",
-                    u >= latest,
-                    format!("lastUpdatedAt {u}, earlier observation had {latest}"),
+                    u.compare(latest) != Ordering::Less,
+                    format!(
+                        "lastUpdatedAt {}, an earlier observation had {}",
+                        obs.task["lastUpdatedAt"], latest.at
+                    ),
                     vec![*seq, obs.received],
-                );
+                ));
             }
         }
         if let Ok(u) = updated {
@@ -268,20 +297,23 @@ impl Model {
             (history.terminal, obs.asked, status)
         {
             if seq < asked {
-                judge(
-                    "tasks.lifecycle.terminal-final",
-                    now == terminal,
-                    if now == terminal {
-                        format!("task {id:?} stayed {}", terminal.as_str())
-                    } else {
-                        format!(
-                            "task {id:?} was {} and is now reported {}",
-                            terminal.as_str(),
-                            now.as_str()
-                        )
-                    },
-                    vec![seq, obs.received],
-                );
+                out.push(Finding {
+                    follows: (terminal == TaskStatus::Cancelled).then_some(STAYS_CANCELLED),
+                    ..Finding::new(
+                        "tasks.lifecycle.terminal-final",
+                        now == terminal,
+                        if now == terminal {
+                            format!("task {id:?} stayed {}", terminal.as_str())
+                        } else {
+                            format!(
+                                "task {id:?} was {} and is now reported {}",
+                                terminal.as_str(),
+                                now.as_str()
+                            )
+                        },
+                        vec![seq, obs.received],
+                    )
+                });
             }
         }
         if let Some(s) = status.filter(|s| s.is_terminal()) {
@@ -292,6 +324,9 @@ impl Model {
         out
     }
 }
+
+/// Timestamps in the RFC 3339 profile the spec links (ISO 8601 otherwise: a warning).
+pub const RFC3339_RULE: &str = "tasks.ttl.timestamps-rfc3339";
 
 #[cfg(test)]
 mod tests {
@@ -392,7 +427,10 @@ mod tests {
             3,
             Some(2),
         ));
-        assert_eq!(failed(&f), vec!["tasks.lifecycle.initial-working"]);
+        assert!(
+            failed(&f).is_empty(),
+            "a CreateTaskResult is a snapshot taken after the task began"
+        );
         let f = m.observe(&obs(
             task("b", "working", "2025-11-25T10:00:00Z"),
             Source::Create,
@@ -422,6 +460,64 @@ mod tests {
         t["createdAt"] = json!("2025-11-25T09:00:00Z");
         let f = m.observe(&obs(t, Source::Get, 6, Some(5)));
         assert_eq!(failed(&f), vec!["tasks.ttl.created-at-constant"]);
+    }
+
+    #[test]
+    fn one_instant_in_other_spellings_and_precisions_is_not_a_change() {
+        let mut m = Model::default();
+        let mut t = task("a", "working", "2025-11-25T10:00:00.123456Z");
+        t["createdAt"] = json!("2025-11-25T10:00:00.123456Z");
+        m.observe(&obs(t.clone(), Source::Create, 2, Some(1)));
+        t["createdAt"] = json!("2025-11-25T10:00:00.123+00:00");
+        t["lastUpdatedAt"] = json!("2025-11-25T10:00:00.123+00:00");
+        assert!(failed(&m.observe(&obs(t.clone(), Source::Get, 4, Some(3)))).is_empty());
+        t["createdAt"] = json!("2025-11-25T10:00:00.124Z");
+        t["lastUpdatedAt"] = json!("2025-11-25T10:00:00.125Z");
+        assert_eq!(
+            failed(&m.observe(&obs(t, Source::Get, 6, Some(5)))),
+            vec!["tasks.ttl.created-at-constant"]
+        );
+    }
+
+    #[test]
+    fn iso_8601_that_is_not_rfc_3339_only_warns() {
+        let mut m = Model::default();
+        let mut t = task("a", "working", "2025-11-25T10:00:00");
+        t["createdAt"] = json!("20251125T100000Z");
+        let f = m.observe(&obs(t, Source::Get, 2, Some(1)));
+        let mut rules = failed(&f);
+        rules.sort();
+        rules.dedup();
+        assert_eq!(rules, vec![RFC3339_RULE]);
+    }
+
+    #[test]
+    fn a_cancelled_task_reported_otherwise_follows_stays_cancelled() {
+        let mut m = Model::default();
+        m.observe(&obs(
+            task("a", "cancelled", "2025-11-25T10:00:01Z"),
+            Source::Cancel,
+            2,
+            Some(1),
+        ));
+        let f = m.observe(&obs(
+            task("a", "failed", "2025-11-25T10:00:02Z"),
+            Source::Get,
+            4,
+            Some(3),
+        ));
+        let follows: Vec<(&str, Option<&str>)> = f
+            .iter()
+            .filter(|f| !f.held)
+            .map(|f| (f.rule, f.follows))
+            .collect();
+        assert_eq!(
+            follows,
+            vec![
+                ("tasks.failed.status-message", Some(STAYS_CANCELLED)),
+                ("tasks.lifecycle.terminal-final", Some(STAYS_CANCELLED))
+            ]
+        );
     }
 
     #[test]

@@ -103,6 +103,7 @@ pub fn judge(
                     capabilities: &capabilities,
                     official,
                     breaks: &breaks,
+                    authorization: false,
                 },
             );
             ScenarioRun {

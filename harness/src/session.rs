@@ -3,7 +3,7 @@
 
 use crate::spec::PROTOCOL_VERSION;
 use crate::trace::{Direction, Trace};
-use crate::transport::{Connection, Incoming, Outgoing, Received};
+use crate::transport::{Cause, Closure, Connection, Incoming, Outgoing, Received};
 use crate::wire::{self, Message, Outcome};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -77,9 +77,12 @@ impl Mailbox {
             .pop_front()
     }
 
-    fn take(&self, method: &str) -> Option<Inbound> {
+    /// The oldest message of `method` received after trace number `after` (if given).
+    fn take(&self, method: &str, after: Option<u64>) -> Option<Inbound> {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        let i = q.iter().position(|r| r.method == method)?;
+        let i = q
+            .iter()
+            .position(|r| r.method == method && after.is_none_or(|a| r.seq > a))?;
         q.remove(i)
     }
 }
@@ -108,7 +111,7 @@ pub enum RequestError {
     /// No response within the timeout.
     Timeout { method: String, after: Duration },
     /// The connection ended (receiver exited, wrote garbage, closed stdout).
-    Closed(String),
+    Closed(Closure),
 }
 
 impl std::fmt::Display for RequestError {
@@ -200,7 +203,7 @@ pub struct Session {
     pub trace: Trace,
     pending: Pending,
     inbox: Arc<Mailboxes>,
-    closed: watch::Receiver<Option<String>>,
+    closed: watch::Receiver<Option<Closure>>,
     sent: Arc<Sent>,
     /// Default per-request timeout.
     pub timeout: Duration,
@@ -248,7 +251,7 @@ impl Session {
     }
 
     /// Why the connection ended, if it did.
-    pub fn closed_reason(&self) -> Option<String> {
+    pub fn closed_reason(&self) -> Option<Closure> {
         self.closed.borrow().clone()
     }
 
@@ -264,7 +267,7 @@ impl Session {
         self.outgoing
             .send(outgoing)
             .await
-            .map_err(|_| RequestError::Closed("the transport stopped".into()))
+            .map_err(|_| RequestError::Closed(Closure::broken("the transport stopped")))
     }
 
     /// Sends `text` as it is (it need not be JSON-RPC) and waits up to `wait` for a response
@@ -388,11 +391,22 @@ impl Session {
         method: &str,
         timeout: Duration,
     ) -> Result<Inbound, RequestError> {
+        self.next_after(inbox, method, None, timeout).await
+    }
+
+    /// The same, taking only a message received after trace number `after` (if given).
+    pub async fn next_after(
+        &self,
+        inbox: Inbox,
+        method: &str,
+        after: Option<u64>,
+        timeout: Duration,
+    ) -> Result<Inbound, RequestError> {
         let deadline = tokio::time::Instant::now() + timeout;
         let mailbox = self.inbox.get(inbox);
         loop {
             let notified = mailbox.arrived.notified();
-            if let Some(message) = mailbox.take(method) {
+            if let Some(message) = mailbox.take(method, after) {
                 return Ok(message);
             }
             if let Some(why) = self.closed_reason() {
@@ -478,11 +492,11 @@ async fn route(
     trace: Trace,
     pending: Pending,
     inbox: Arc<Mailboxes>,
-    closed: watch::Sender<Option<String>>,
+    closed: watch::Sender<Option<Closure>>,
     sent: Arc<Sent>,
 ) {
     let mut answered = Answered::default();
-    let close = |why: String| {
+    let close = |why: Closure| {
         closed.send_if_modified(|c| {
             if c.is_none() {
                 *c = Some(why);
@@ -516,7 +530,7 @@ async fn route(
                             }
                             None => {
                                 if let Some(why) = answered.stray(&id, &sent) {
-                                    close(format!("{why} (trace #{seq})"));
+                                    close(Closure::broken(format!("{why} (trace #{seq})")));
                                 }
                             }
                         }
@@ -553,9 +567,19 @@ async fn route(
             }
             Incoming::Invalid { raw, error } => {
                 let seq = trace.record(Direction::In, None, Some(&raw));
-                close(format!(
-                    "the receiver sent invalid output (trace #{seq}): {error}: {raw:?}"
-                ));
+                // over stdio, output that is no MCP message breaks the transport's MUST NOT;
+                // a line above taskcheck's limit is taskcheck's limit, not the receiver's fault
+                let cause = match (trace.transport(), &error) {
+                    (_, wire::DecodeError::TooLong { .. }) => Cause::Transport,
+                    ("stdio", _) => Cause::InvalidOutput,
+                    _ => Cause::Transport,
+                };
+                close(Closure {
+                    why: format!(
+                        "the receiver sent invalid output (trace #{seq}): {error}: {raw:?}"
+                    ),
+                    cause,
+                });
             }
             Incoming::Refused { id, status, body } => {
                 let text = format!("HTTP {status}: {body}");
@@ -580,7 +604,7 @@ async fn route(
             Incoming::Closed(why) => close(why),
         }
     }
-    close("the transport stopped".into());
+    close(Closure::broken("the transport stopped"));
 }
 
 #[cfg(test)]

@@ -79,9 +79,12 @@ pub struct Rule {
     pub note: Option<String>,
     #[serde(default)]
     pub reason: Option<String>,
-    /// The source of a rule that is not from the Tasks text (the `wire.*` rules).
+    /// The source of a rule that is not from the Tasks text (`wire.*`, `transport.*`).
     #[serde(default)]
     pub url: Option<String>,
+    /// For a rule no keyword states: the spec's sentence it is derived from.
+    #[serde(default)]
+    pub derived_from: Option<String>,
 }
 
 impl Rule {
@@ -117,11 +120,13 @@ mod tests {
         for r in catalogue() {
             assert!(seen.insert(r.id.clone()), "duplicate rule id {}", r.id);
             assert!(
-                r.id.starts_with("tasks.") || r.id.starts_with("wire."),
+                ["tasks.", "wire.", "transport."]
+                    .iter()
+                    .any(|p| r.id.starts_with(p)),
                 "{}",
                 r.id
             );
-            assert_eq!(r.id.starts_with("wire."), r.url.is_some(), "{}", r.id);
+            assert_eq!(!r.id.starts_with("tasks."), r.url.is_some(), "{}", r.id);
             assert!(!r.summary.is_empty());
         }
         assert!(catalogue().len() > 50);

@@ -107,6 +107,11 @@ impl Trace {
         }
     }
 
+    /// The transport this trace records (`stdio` or `http`).
+    pub fn transport(&self) -> &'static str {
+        self.transport
+    }
+
     /// Appends an entry and returns its sequence number.
     pub fn record(&self, dir: Direction, message: Option<Value>, text: Option<&str>) -> u64 {
         self.record_via(dir, message, text, None)

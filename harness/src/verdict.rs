@@ -15,6 +15,9 @@ pub enum Verdict {
     NotApplicable,
     /// The rule could not be judged (missing fixture tool, failed prerequisite, not observed).
     Untestable,
+    /// What was seen breaks the rule only because of a failure already reported (its `root`):
+    /// one defect gives one failure, so this is shown under the root and never counted as failed.
+    Consequence,
     /// A SHOULD or SHOULD NOT was broken.
     Warn,
     /// A MUST or MUST NOT was broken.
@@ -31,6 +34,7 @@ impl Verdict {
             Verdict::Info => "INFO",
             Verdict::NotApplicable => "N/A",
             Verdict::Untestable => "UNTESTABLE",
+            Verdict::Consequence => "CONSEQUENCE",
             Verdict::Warn => "WARN",
             Verdict::Fail => "FAIL",
             Verdict::Error => "ERROR",
@@ -64,6 +68,31 @@ pub struct Check {
     /// The answer it was compared with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actual: Option<String>,
+    /// The scenario step that sent the request this check judged (`3`, or `5.2` inside step 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// For a consequence (or a rule left untestable by one): the failure it follows from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<Root>,
+}
+
+/// The failure a consequence follows from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    pub rule: String,
+    pub scenario: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+}
+
+impl std::fmt::Display for Root {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "consequence of {} ({}", self.rule, self.scenario)?;
+        if let Some(step) = &self.step {
+            write!(f, ", step {step}")?;
+        }
+        f.write_str(")")
+    }
 }
 
 impl Check {
@@ -76,6 +105,8 @@ impl Check {
             evidence,
             expected: None,
             actual: None,
+            step: None,
+            root: None,
         }
     }
 
@@ -95,6 +126,31 @@ impl Check {
             evidence: Vec::new(),
             expected: None,
             actual: None,
+            step: None,
+            root: None,
+        }
+    }
+
+    /// Whether this check broke its rule (a MUST or a SHOULD), before attribution.
+    pub fn broke(&self) -> bool {
+        matches!(self.verdict, Verdict::Fail | Verdict::Warn)
+    }
+
+    /// The same observation, explained by `root`: a failure becomes a consequence, any other
+    /// verdict (an untestable rule, say) keeps its verdict and says where it comes from.
+    pub fn following(mut self, root: Root) -> Check {
+        if self.broke() || self.verdict == Verdict::Error {
+            self.verdict = Verdict::Consequence;
+        }
+        self.root = Some(root);
+        self
+    }
+
+    /// The message with the root it follows from, if any.
+    pub fn explained(&self) -> String {
+        match &self.root {
+            Some(root) => format!("{} [{root}]", self.message),
+            None => self.message.clone(),
         }
     }
 }

@@ -14,6 +14,37 @@ pub mod code {
     pub const METHOD_NOT_FOUND: i64 = -32601;
     pub const INVALID_PARAMS: i64 = -32602;
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// MCP's "Resource not found", which some receivers answer for an unknown task.
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+}
+
+/// Whether an error answer to `tasks/get`, `tasks/result` or `tasks/cancel` (whose `taskId`
+/// was a well-formed string) says the task does not exist, whatever its code. To tasks/get,
+/// -32602 can mean nothing else; to tasks/cancel it is also the answer for a terminal task,
+/// and to tasks/result a refusal, so there only -32002 or the message's words count.
+pub fn says_task_not_found(method: &str, error: &Value) -> bool {
+    let code = error.get("code").and_then(Value::as_i64);
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let worded = [
+        "not found",
+        "no such task",
+        "unknown task",
+        "does not exist",
+        "doesn't exist",
+        "expired",
+    ]
+    .iter()
+    .any(|w| message.contains(w));
+    // "Method not found" is about the method, not the task
+    let about_method = code == Some(code::METHOD_NOT_FOUND) || message.contains("method not found");
+    !about_method
+        && (worded
+            || code == Some(code::RESOURCE_NOT_FOUND)
+            || (method == "tasks/get" && code == Some(code::INVALID_PARAMS)))
 }
 
 /// One decoded JSON-RPC message.

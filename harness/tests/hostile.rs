@@ -1,5 +1,7 @@
-//! Receivers that break the transport: taskcheck ends within its timeouts with exit 3,
-//! names the cause, writes its report, and leaves no process behind.
+//! Receivers that break the transport: taskcheck ends within its timeouts, names the cause,
+//! writes its report, and leaves no process behind. What the receiver did after initialize
+//! is a verdict (exit 1: it exited or stopped answering, `wire.survives`; it wrote no MCP on
+//! stdout, `transport.stdio.stdout-only-mcp`); what kept taskcheck from judging is exit 3.
 
 mod common;
 
@@ -44,11 +46,18 @@ fn no_process_matches(marker: &str) -> bool {
 }
 
 fn assert_harness_error(receiver: &str, tag: &str, cause: &str, marker: &str) {
-    assert_harness_error_of(receiver, &[], tag, cause, marker)
+    assert_ends(receiver, &[], tag, (cause, 3), marker)
 }
 
-/// The same, for a run with extra arguments (a scenario selection, say).
-fn assert_harness_error_of(receiver: &str, extra: &[&str], tag: &str, cause: &str, marker: &str) {
+/// A run with extra arguments (a scenario selection, say) ends with `code`, naming `cause`.
+fn assert_ends(
+    receiver: &str,
+    extra: &[&str],
+    tag: &str,
+    (cause, code): (&str, i32),
+    marker: &str,
+) {
+    let want = code;
     let start = Instant::now();
     let (reports, paths) = other_reports(tag);
     let mut args = vec!["--timeout-ms", "500", "--scenario-timeout-ms", "3000"];
@@ -65,9 +74,9 @@ fn assert_harness_error_of(receiver: &str, extra: &[&str], tag: &str, cause: &st
         "took {:?}",
         start.elapsed()
     );
-    assert_eq!(code, 3, "{out}");
+    assert_eq!(code, want, "{out}");
     assert!(out.contains(cause), "cause {cause:?} not named:\n{out}");
-    assert_eq!(doc["exitCode"], 3, "the report was written");
+    assert_eq!(doc["exitCode"], want, "the report was written");
     std::thread::sleep(Duration::from_millis(200));
     assert!(
         no_process_matches(marker),
@@ -96,14 +105,18 @@ fn never_answers() {
 }
 
 #[test]
-fn exits_after_initialize() {
+fn exits_after_initialize_failing_wire_survives() {
     let script = format!(
-        "sh -c 'read l; echo '\"'\"'{INIT_REPLY}'\"'\"'; read l; read l; sleep 987653 & exit 0'"
+        "sh -c 'read l; echo '\"'\"'{INIT_REPLY}'\"'\"'; read l; read l; echo dying >&2; sleep 987653 & exit 0'"
     );
-    assert_harness_error(
+    assert_ends(
         &script,
+        &[],
         "exits",
-        "the receiver exited (exit status: 0)",
+        (
+            "the receiver exited (exit status: 0); the last of its stderr: dying",
+            1,
+        ),
         "sleep 987653",
     );
 }
@@ -163,44 +176,45 @@ fn ctrl_c_kills_every_spawned_receiver() {
     );
 }
 
-/// The cause taskcheck must name for each `reference --hostile` mode.
-const HOSTILE_CAUSES: [(&str, &str); 13] = [
-    ("garbage", "invalid output (trace #4): not JSON"),
+/// The cause taskcheck must name for each `reference --hostile` mode, and the exit code.
+const HOSTILE_CAUSES: [(&str, (&str, i32)); 13] = [
+    ("garbage", ("FAIL        transport.stdio.stdout-only-mcp  the receiver sent invalid output (trace #4): not JSON", 1)),
     (
         "huge-line",
-        "message of 67108864 bytes exceeds the 8388608-byte limit",
+        ("message of 67108864 bytes exceeds the 8388608-byte limit", 3),
     ),
-    ("invalid-utf8", "message is not valid UTF-8"),
-    ("not-jsonrpc", "not a JSON-RPC 2.0 message"),
+    ("invalid-utf8", ("FAIL        transport.stdio.stdout-only-mcp  the receiver sent invalid output (trace #4): message is not valid UTF-8", 1)),
+    ("not-jsonrpc", ("FAIL        transport.stdio.stdout-only-mcp  the receiver sent invalid output (trace #4): not a JSON-RPC 2.0 message", 1)),
     (
         "wrong-ids",
-        "the receiver sent a response to id 1000, which taskcheck never used",
+        ("the receiver sent a response to id 1000, which taskcheck never used", 3),
     ),
     (
         "silent-after-init",
-        "no response to tools/list within 500 ms",
+        ("FAIL        wire.survives  the receiver stopped answering: no response to tools/list within 500 ms, nor to a ping", 1),
     ),
     (
         "one-byte-per-second",
-        "no response to initialize within 500 ms",
+        ("no response to initialize within 500 ms", 3),
     ),
     (
         "exit-mid-run",
-        "connection lost: the receiver closed its stdout",
+        ("FAIL        wire.survives  step 2: the receiver exited (exit status: 0)", 1),
     ),
-    ("exit-before-init", "initialize failed: connection lost"),
-    ("close-stdout", "no response to tools/list within 500 ms"),
-    ("duplicate-ids", "the receiver answered request 0 twice"),
+    ("exit-before-init", ("initialize failed: connection lost", 3)),
+    ("close-stdout", ("FAIL        wire.survives  the receiver stopped answering", 1)),
+    ("duplicate-ids", ("the receiver answered request 0 twice", 3)),
     (
         "answers-notifications",
-        "the receiver sent a response to id \"notifications/initialized\", which taskcheck never used",
+        ("the receiver sent a response to id \"notifications/initialized\", which taskcheck never used", 3),
     ),
-    // 100,000 messages queue the answers behind them: the request times out, the run ends
-    ("request-flood", "no response to tools/list within 500 ms"),
+    // 100,000 messages queue the answers behind them: the request and the ping after it
+    // time out, so the receiver no longer answers within the run's timeouts
+    ("request-flood", ("FAIL        wire.survives  the receiver stopped answering: no response to tools/list within 500 ms", 1)),
 ];
 
 #[test]
-fn every_hostile_mode_ends_in_a_named_harness_error_with_no_process_left() {
+fn every_hostile_mode_ends_in_time_with_the_cause_named_and_no_process_left() {
     let modes: Vec<&str> = HOSTILE.iter().map(|h| h.name).collect();
     assert_eq!(
         modes,
@@ -217,11 +231,11 @@ fn every_hostile_mode_ends_in_a_named_harness_error_with_no_process_left() {
                 "huge-line" => &["--scenario", "create-poll-result", "--timeout-scale", "4"],
                 _ => &[],
             };
-            assert_harness_error_of(
+            assert_ends(
                 &format!("{BIN} reference --hostile {mode}"),
                 extra,
                 &format!("hostile-{mode}"),
-                cause,
+                *cause,
                 &format!("reference --hostile {mode}"),
             )
         });
@@ -236,26 +250,27 @@ fn every_hostile_mode_ends_in_a_named_harness_error_with_no_process_left() {
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
-/// The cause taskcheck must name for each `reference --http --hostile` mode.
-const HTTP_HOSTILE_CAUSES: [(&str, &str); 5] = [
+/// The cause taskcheck must name for each `reference --http --hostile` mode, and the exit code.
+const HTTP_HOSTILE_CAUSES: [(&str, (&str, i32)); 5] = [
     (
         "wrong-content-type",
-        "the answer to initialize has Content-Type \"text/plain\"",
+        ("the answer to initialize has Content-Type \"text/plain\"", 3),
     ),
     (
         "server-error",
-        "notifications/initialized was answered HTTP 500 Internal Server Error",
+        ("notifications/initialized was answered HTTP 500 Internal Server Error", 3),
     ),
-    ("redirect-loop", "too many redirects"),
+    ("redirect-loop", ("too many redirects", 3)),
     (
         "truncated-sse",
-        "the SSE stream answering tools/list ended before its response, and could not be resumed",
+        ("the SSE stream answering tools/list ended before its response, and could not be resumed", 3),
     ),
-    ("endless-stream", "no response to tools/list within 500 ms"),
+    // no request is ever answered: the receiver stopped answering
+    ("endless-stream", ("FAIL        wire.survives  the receiver stopped answering: no response to tools/list within 500 ms", 1)),
 ];
 
 #[test]
-fn every_http_hostile_mode_ends_in_a_named_harness_error_with_the_report_written() {
+fn every_http_hostile_mode_ends_in_time_with_the_cause_named_and_the_report_written() {
     let modes: Vec<&str> = mcp_taskcheck::reference::http_hostile::HTTP_HOSTILE
         .iter()
         .map(|(_, name, _)| *name)
@@ -268,7 +283,7 @@ fn every_http_hostile_mode_ends_in_a_named_harness_error_with_the_report_written
             .collect::<Vec<_>>(),
         "every HTTP hostile mode needs its expected cause here"
     );
-    let problems = in_parallel(&HTTP_HOSTILE_CAUSES, 3, |(mode, cause)| {
+    let problems = in_parallel(&HTTP_HOSTILE_CAUSES, 3, |(mode, (cause, want))| {
         let server = HttpReference::start(&["--hostile", mode]);
         let start = Instant::now();
         let tag = format!("http-hostile-{mode}");
@@ -283,7 +298,7 @@ fn every_http_hostile_mode_ends_in_a_named_harness_error_with_the_report_written
         if start.elapsed() > Duration::from_secs(20) {
             problems.push(format!("{mode}: took {:?}", start.elapsed()));
         }
-        if code != 3 || !out.contains(cause) || doc["exitCode"] != 3 {
+        if code != *want || !out.contains(cause) || doc["exitCode"] != *want {
             problems.push(format!(
                 "{mode}: exit {code}, report exit {}, cause {cause:?}\n{out}",
                 doc["exitCode"]

@@ -8,7 +8,7 @@ use common::*;
 use mcp_taskcheck::report::{FailOn, RunReport, REPORT_SCHEMA};
 use mcp_taskcheck::runner::ScenarioRun;
 use mcp_taskcheck::trace::{Direction, Entry};
-use mcp_taskcheck::verdict::{Check, Verdict};
+use mcp_taskcheck::verdict::{Check, Root, Verdict};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -69,6 +69,7 @@ fn sample() -> RunReport {
     ];
     let failed = Check {
         evidence: vec![4, 5],
+        step: Some("3".into()),
         ..Check::judged(
             "tasks.cancel.terminal-rejected",
             false,
@@ -91,12 +92,21 @@ fn sample() -> RunReport {
                 "cancel-terminal",
                 vec![
                     failed,
-                    Check::judged(
-                        "tasks.lifecycle.terminal-final",
-                        false,
-                        "task \"task-1\" was completed and is now reported cancelled",
-                        vec![3, 5],
-                    ),
+                    // the accepted cancellation is the defect; the status change follows from it
+                    Check {
+                        step: Some("3".into()),
+                        ..Check::judged(
+                            "tasks.lifecycle.terminal-final",
+                            false,
+                            "task \"task-1\" was completed and is now reported cancelled",
+                            vec![3, 5],
+                        )
+                    }
+                    .following(Root {
+                        rule: "tasks.cancel.terminal-rejected".into(),
+                        scenario: "cancel-terminal".into(),
+                        step: Some("3".into()),
+                    }),
                     Check::judged(
                         "tasks.id.string",
                         true,
@@ -181,7 +191,9 @@ fn junit_is_xml_with_a_test_case_per_check() {
             .filter(|c| c.children().any(|n| n.has_tag_name(tag)))
             .count()
     };
-    assert_eq!((with("failure"), with("error"), with("skipped")), (2, 0, 1));
+    // the consequence is skipped, with its root named
+    assert_eq!((with("failure"), with("error"), with("skipped")), (1, 0, 2));
+    assert!(xml.contains("consequence of tasks.cancel.terminal-rejected (cancel-terminal, step 3)"));
     // a warning fails the JUnit case only under --fail-on should
     let strict = report.junit(&report.outcome(FailOn::Should, None));
     let doc = roxmltree::Document::parse(&strict).unwrap();
@@ -189,7 +201,7 @@ fn junit_is_xml_with_a_test_case_per_check() {
         doc.descendants()
             .filter(|n| n.has_tag_name("failure"))
             .count(),
-        3
+        2
     );
 }
 
@@ -352,7 +364,7 @@ fn filters_select_scenarios_and_list_shows_the_selection() {
     };
     let (code, out) = text(&["list", "--tag", "http"]);
     assert_eq!(code, Some(0));
-    assert!(out.starts_with("3 scenario(s):"), "{out}");
+    assert!(out.starts_with("2 scenario(s):"), "{out}");
     assert!(
         out.contains("isolation-contexts") && !out.contains("create-poll-result  "),
         "{out}"

@@ -95,6 +95,7 @@ fn step(kind: StepKind) -> Step {
         checks: Vec::new(),
         timeout_ms: None,
         peer: PeerName::A,
+        given: Vec::new(),
     }
 }
 

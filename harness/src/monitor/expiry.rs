@@ -2,10 +2,13 @@
 //!
 //! Judged on taskcheck's clock only. The task was created after taskcheck sent the creating
 //! request, so its ttl cannot have elapsed before `sent + ttl`; an answer received before
-//! that moment was given before the ttl elapsed, whatever the receiver's clock says.
+//! that moment was given before the ttl elapsed, whatever the receiver's clock says. Any
+//! answer that says the task does not exist counts, to tasks/get, tasks/result or
+//! tasks/cancel and whatever its code; a task that vanished early explains every later
+//! not-found answer about it (they are that failure's consequences).
 
 use crate::model::Finding;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 const RULE: &str = "tasks.ttl.no-early-expiry";
 
@@ -19,12 +22,19 @@ struct Known {
     ttl_seen: bool,
     /// Cancelled tasks may be deleted at any time.
     exempt: bool,
+    /// tasks/cancel requests sent and not answered yet: the task may be cancelled by now.
+    cancels_pending: usize,
+    /// The answer that first showed the task gone before its ttl.
+    vanished: Option<u64>,
 }
 
 /// Tracks every task created in a session.
 #[derive(Default)]
 pub struct Expiry {
     tasks: HashMap<String, Known>,
+    /// Not-found answers about a task that vanished early, each with the answer that first
+    /// showed it gone.
+    vanished_answers: BTreeMap<u64, u64>,
 }
 
 impl Expiry {
@@ -36,6 +46,8 @@ impl Expiry {
             ttl_ms: None,
             ttl_seen: false,
             exempt: false,
+            cancels_pending: 0,
+            vanished: None,
         });
     }
 
@@ -50,26 +62,49 @@ impl Expiry {
         }
     }
 
-    /// The task was cancelled, or a cancellation was asked: it may vanish at any time.
+    /// The task was seen cancelled: it may vanish at any time.
     pub fn exempt(&mut self, id: &str) {
         if let Some(k) = self.tasks.get_mut(id) {
             k.exempt = true;
         }
     }
 
-    /// tasks/get of `id` by requestor `asker` was answered at `answered_ms`: `found` or not (-32602).
+    /// taskcheck asked to cancel the task.
+    pub fn cancel_sent(&mut self, id: &str) {
+        if let Some(k) = self.tasks.get_mut(id) {
+            k.cancels_pending += 1;
+        }
+    }
+
+    /// A tasks/cancel was answered; a successful one may have deleted the task.
+    pub fn cancel_answered(&mut self, id: &str, succeeded: bool) {
+        if let Some(k) = self.tasks.get_mut(id) {
+            k.cancels_pending = k.cancels_pending.saturating_sub(1);
+            k.exempt |= succeeded;
+        }
+    }
+
+    /// `method` about task `id`, sent by requestor `asker`, was answered at `answered_ms`
+    /// (trace number `answer`): with the task (`found`) or saying it does not exist.
     pub fn lookup(
-        &self,
+        &mut self,
+        method: &str,
         id: &str,
         asker: &str,
         found: bool,
         answered_ms: u64,
         evidence: Vec<u64>,
     ) -> Option<Finding> {
-        let k = self
-            .tasks
-            .get(id)
-            .filter(|k| !k.exempt && k.ttl_seen && k.owner == asker)?;
+        let answer = *evidence.last()?;
+        let k = self.tasks.get_mut(id).filter(|k| k.owner == asker)?;
+        if let (Some(first), false) = (k.vanished, found) {
+            self.vanished_answers.insert(answer, first);
+        }
+        // a cancellation may remove the task: only the cancel's own answer says otherwise
+        let maybe_cancelled = k.cancels_pending > 0 && method != "tasks/cancel";
+        if k.exempt || maybe_cancelled || !k.ttl_seen {
+            return None;
+        }
         let earliest_expiry = k.ttl_ms.map(|t| k.created_sent_ms.saturating_add(t));
         // t_ms are whole milliseconds: keep one of margin so rounding never accuses
         let before_expiry = earliest_expiry.is_none_or(|e| answered_ms + 1 < e);
@@ -80,19 +115,29 @@ impl Expiry {
             .ttl_ms
             .map(|t| format!("{t} ms"))
             .unwrap_or_else(|| "unlimited".into());
-        Some(Finding {
-            rule: RULE,
-            held: found,
-            message: if found {
+        if !found && k.vanished.is_none() {
+            k.vanished = Some(answer);
+            self.vanished_answers.insert(answer, answer);
+        }
+        Some(Finding::new(
+            RULE,
+            found,
+            if found {
                 format!("task {id:?} retrievable within its ttl ({ttl})")
             } else {
                 format!(
-                    "task {id:?} was reported not found {} ms after it was requested, before its ttl of {ttl} could elapse",
+                    "{method} says task {id:?} does not exist {} ms after it was requested, before its ttl of {ttl} could elapse",
                     answered_ms.saturating_sub(k.created_sent_ms)
                 )
             },
             evidence,
-        })
+        ))
+    }
+
+    /// Not-found answers about tasks that vanished early, each with the answer that first
+    /// showed its task gone.
+    pub fn vanished_answers(self) -> BTreeMap<u64, u64> {
+        self.vanished_answers
     }
 }
 
@@ -103,37 +148,58 @@ mod tests {
     #[test]
     fn only_answers_before_the_earliest_expiry_are_judged() {
         let mut e = Expiry::default();
+        let get = "tasks/get";
         e.created("a", "a", 100);
         assert!(
-            e.lookup("a", "a", false, 150, vec![]).is_none(),
+            e.lookup(get, "a", "a", false, 150, vec![1]).is_none(),
             "no ttl seen yet"
         );
         e.ttl_reported("a", Some(1000));
         e.ttl_reported("a", Some(5000));
-        assert!(!e.lookup("a", "a", false, 900, vec![]).unwrap().held);
-        assert!(e.lookup("a", "a", true, 900, vec![]).unwrap().held);
+        assert!(e.lookup(get, "a", "a", true, 800, vec![2]).unwrap().held);
         assert!(
-            e.lookup("a", "b", false, 900, vec![]).is_none(),
+            !e.lookup("tasks/result", "a", "a", false, 900, vec![3])
+                .unwrap()
+                .held
+        );
+        assert!(
+            e.lookup(get, "a", "b", false, 900, vec![4]).is_none(),
             "not b's task"
         );
         assert!(
-            e.lookup("a", "a", false, 1100, vec![]).is_none(),
+            e.lookup(get, "a", "a", false, 1100, vec![5]).is_none(),
             "ttl elapsed"
-        );
-        e.exempt("a");
-        assert!(
-            e.lookup("a", "a", false, 900, vec![]).is_none(),
-            "cancelled"
         );
         e.created("b", "a", 0);
         e.ttl_reported("b", None);
+        e.cancel_sent("b");
         assert!(
-            !e.lookup("b", "a", false, 1_000_000, vec![]).unwrap().held,
-            "unlimited"
+            e.lookup(get, "b", "a", false, 10, vec![6]).is_none(),
+            "a cancellation is on its way"
         );
         assert!(
-            e.lookup("zzz", "a", false, 1, vec![]).is_none(),
+            !e.lookup("tasks/cancel", "b", "a", false, 20, vec![7])
+                .unwrap()
+                .held,
+            "the cancel's own answer, unlimited ttl"
+        );
+        e.cancel_answered("b", false);
+        e.created("c", "a", 0);
+        e.ttl_reported("c", Some(1000));
+        e.exempt("c");
+        assert!(
+            e.lookup(get, "c", "a", false, 900, vec![8]).is_none(),
+            "cancelled"
+        );
+        assert!(
+            e.lookup(get, "zzz", "a", false, 1, vec![9]).is_none(),
             "unknown task"
+        );
+        let vanished: Vec<(u64, u64)> = e.vanished_answers().into_iter().collect();
+        assert_eq!(
+            vanished,
+            vec![(3, 3), (5, 3), (7, 7)],
+            "later answers follow the first"
         );
     }
 }

@@ -9,8 +9,8 @@ pub use conduct::CONDUCT_RULES;
 use crate::model::{Finding, Model, Observation, Source};
 use crate::schema::{self, SchemaSet, Shape};
 use crate::trace::{Direction, Entry};
-use crate::verdict::Check;
-use crate::wire::{self, code, Message, Outcome};
+use crate::verdict::{Check, Verdict};
+use crate::wire::{self, Message, Outcome};
 use conduct::Conduct;
 use expiry::Expiry;
 use serde_json::Value;
@@ -18,11 +18,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Every rule a monitor judges.
 pub const MONITOR_RULES: [&str; 23] = [
+    "tasks.ttl.timestamps-rfc3339",
     "tasks.http.no-sse-for-get",
     "tasks.capability.declare",
     "tasks.id.string",
     "tasks.id.unique",
-    "tasks.lifecycle.initial-working",
     "tasks.lifecycle.terminal-final",
     "tasks.ttl.created-at",
     "tasks.ttl.last-updated-at",
@@ -51,12 +51,23 @@ pub struct Context<'a> {
     pub official: Option<&'a SchemaSet>,
     /// Requestor rules the scenario breaks on purpose.
     pub breaks: &'a [String],
+    /// The run gave two credentials (`--auth-a`, `--auth-b`): the receiver has an
+    /// authorization context to bind tasks to, so `tasks.security.secure-ids` does not apply.
+    pub authorization: bool,
 }
+
+/// Task ids must be unguessable where tasks cannot be bound to an authorization context.
+const SECURE_IDS: &str = "tasks.security.secure-ids";
 
 /// What the monitors concluded: checks of the receiver, and taskcheck's own broken rules.
 pub struct Judgement {
     pub checks: Vec<Check>,
+    /// For each check, the rule it follows from if that rule failed too (see [`Finding::follows`]).
+    pub because: Vec<Option<&'static str>>,
     pub harness_errors: Vec<Check>,
+    /// Answers that said a task does not exist after it vanished before its ttl, each with the
+    /// answer that first showed it gone: whatever they break follows from that.
+    pub vanished: BTreeMap<u64, u64>,
 }
 
 /// Whether a dotted path (`tasks.requests.tools.call`) exists in a capabilities object.
@@ -117,19 +128,26 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
         m.entry(e);
     }
     m.ids();
+    let (mut checks, because) = m.findings.checks();
+    if ctx.authorization {
+        for c in checks.iter_mut().filter(|c| c.rule == SECURE_IDS) {
+            *c = Check::with(
+                SECURE_IDS,
+                Verdict::NotApplicable,
+                "the run gives two credentials, an authorization context to bind tasks to (tasks.security.bind-context judges that the receiver does); unguessable ids are required only without one",
+            );
+        }
+    }
     Judgement {
-        checks: m.findings.checks(),
+        checks,
+        because,
         harness_errors: m.conduct.errors(),
+        vanished: m.expiry.vanished_answers(),
     }
 }
 
 fn find(rule: &'static str, held: bool, message: String, evidence: Vec<u64>) -> Finding {
-    Finding {
-        rule,
-        held,
-        message,
-        evidence,
-    }
+    Finding::new(rule, held, message, evidence)
 }
 
 /// The requestor whose session an entry belongs to.
@@ -158,7 +176,7 @@ impl Monitor<'_> {
                 self.schemas(e, &shape);
                 if method == "tasks/cancel" {
                     if let Some(t) = params.get("taskId") {
-                        self.expiry.exempt(&wire::id_text(t));
+                        self.expiry.cancel_sent(&wire::id_text(t));
                     }
                 }
                 self.asked.insert(
@@ -217,7 +235,7 @@ impl Monitor<'_> {
                 if asked.method == "tasks/get" {
                     self.no_sse_for_get(e);
                 }
-                match &outcome {
+                let found = match &outcome {
                     Outcome::Result(result) => {
                         self.schemas(
                             e,
@@ -228,12 +246,15 @@ impl Monitor<'_> {
                             },
                         );
                         self.result(&asked, result, e);
+                        Some(true)
                     }
                     Outcome::Error(error) => {
                         self.schemas(e, &Shape::Error { message: value });
-                        self.error(&asked, error, e);
+                        self.error(error, e);
+                        wire::says_task_not_found(&asked.method, error).then_some(false)
                     }
-                }
+                };
+                self.looked_up(&asked, e, found);
             }
         }
     }
@@ -323,7 +344,6 @@ impl Monitor<'_> {
                 self.observe(result, source, e, Some(asked.seq));
                 self.findings
                     .push(no_related_task_in_result(method, result, e.seq));
-                self.looked_up(asked, e, true);
             }
             "tasks/list" => {
                 for task in result
@@ -367,7 +387,7 @@ impl Monitor<'_> {
         self.created.insert(id.clone());
         if id == asked.id {
             self.findings.push(find(
-                "tasks.security.secure-ids",
+                SECURE_IDS,
                 false,
                 format!(
                     "task id {id:?} is the id of the request that created it: anyone can guess it"
@@ -424,7 +444,7 @@ impl Monitor<'_> {
         ));
     }
 
-    fn error(&mut self, asked: &Asked, error: &Value, e: &Entry) {
+    fn error(&mut self, error: &Value, e: &Entry) {
         let message = error.get("message").and_then(Value::as_str);
         self.findings.push(find(
             "tasks.errors.informative-message",
@@ -438,24 +458,28 @@ impl Monitor<'_> {
             },
             vec![e.seq],
         ));
-        if error.get("code").and_then(Value::as_i64) == Some(code::INVALID_PARAMS) {
-            self.looked_up(asked, e, false);
-        }
     }
 
-    /// A tasks/get was answered with the task (`found`) or -32602: judged for early expiry.
-    fn looked_up(&mut self, asked: &Asked, e: &Entry, found: bool) {
-        let Some(id) = asked
+    /// A tasks/get, tasks/result or tasks/cancel with a string `taskId` was answered with a
+    /// result (`Some(true)`), an error saying the task does not exist (`Some(false)`), or
+    /// another error (`None`, no evidence either way): judged for early expiry.
+    fn looked_up(&mut self, asked: &Asked, e: &Entry, found: Option<bool>) {
+        let method = asked.method.as_str();
+        let Some(Value::String(id)) = asked
             .params
             .get("taskId")
-            .filter(|_| asked.method == "tasks/get")
+            .filter(|_| matches!(method, "tasks/get" | "tasks/result" | "tasks/cancel"))
         else {
             return;
         };
+        if method == "tasks/cancel" {
+            self.expiry.cancel_answered(id, found == Some(true));
+        }
+        let Some(found) = found else { return };
         let evidence = vec![asked.seq, e.seq];
         let finding = self
             .expiry
-            .lookup(&wire::id_text(id), peer_of(e), found, e.t_ms, evidence);
+            .lookup(method, id, peer_of(e), found, e.t_ms, evidence);
         self.findings.extend(finding);
     }
 
@@ -504,12 +528,13 @@ impl Monitor<'_> {
         let bits = entropy::estimate_bits(&ids);
         let examples: Vec<&String> = ids.iter().take(3).collect();
         self.findings.push(find(
-            "tasks.security.secure-ids",
-            bits >= entropy::MIN_BITS,
+            SECURE_IDS,
+            !entropy::too_low(bits),
             format!(
-                "{} task ids estimate {bits:.0} bits of entropy (floor {}), e.g. {examples:?}",
+                "{} task ids estimate {bits:.0} bits of entropy (floor {} bits, less a {}-bit margin for the estimate), e.g. {examples:?}",
                 ids.len(),
-                entropy::MIN_BITS
+                entropy::FLOOR_BITS,
+                entropy::MARGIN_BITS
             ),
             Vec::new(),
         ));
@@ -539,13 +564,14 @@ struct RuleTally {
     first_failure: Option<Finding>,
 }
 
-/// Findings tallied by rule.
+/// Findings tallied by rule, and apart by the rule a failure may follow from.
 #[derive(Default)]
-struct Tally(BTreeMap<&'static str, RuleTally>);
+struct Tally(BTreeMap<(&'static str, Option<&'static str>), RuleTally>);
 
 impl Tally {
     fn push(&mut self, f: Finding) {
-        match self.0.get_mut(f.rule) {
+        let key = (f.rule, f.follows.filter(|_| !f.held));
+        match self.0.get_mut(&key) {
             Some(t) => {
                 t.seen += 1;
                 if !f.held {
@@ -561,7 +587,7 @@ impl Tally {
                     first_failure: failed.then(|| f.clone()),
                     first: f,
                 };
-                self.0.insert(tally.first.rule, tally);
+                self.0.insert(key, tally);
             }
         }
     }
@@ -572,32 +598,38 @@ impl Tally {
         }
     }
 
-    /// One check per rule: its first failure with a count, or a pass with the number of observations.
-    fn checks(self) -> Vec<Check> {
+    /// One check per rule (and rule it may follow from): its first failure with a count, or
+    /// a pass with the number of observations; beside them, what each may follow from.
+    fn checks(self) -> (Vec<Check>, Vec<Option<&'static str>>) {
         self.0
             .into_iter()
-            .map(|(rule, t)| match t.first_failure {
-                Some(first) => {
-                    let more = if t.failures > 1 {
-                        format!(" (and {} more)", t.failures - 1)
-                    } else {
-                        String::new()
-                    };
-                    Check::judged(
-                        rule,
-                        false,
-                        format!("{}{more}", first.message),
-                        first.evidence,
-                    )
-                }
-                None => Check::judged(
-                    rule,
-                    true,
-                    format!("{} ({} observation(s))", t.first.message, t.seen),
-                    Vec::new(),
-                ),
+            .map(|((rule, follows), t)| {
+                (
+                    match t.first_failure {
+                        Some(first) => {
+                            let more = if t.failures > 1 {
+                                format!(" (and {} more)", t.failures - 1)
+                            } else {
+                                String::new()
+                            };
+                            Check::judged(
+                                rule,
+                                false,
+                                format!("{}{more}", first.message),
+                                first.evidence,
+                            )
+                        }
+                        None => Check::judged(
+                            rule,
+                            true,
+                            format!("{} ({} observation(s))", t.first.message, t.seen),
+                            Vec::new(),
+                        ),
+                    },
+                    follows,
+                )
             })
-            .collect()
+            .unzip()
     }
 }
 
@@ -653,6 +685,7 @@ mod tests {
                 capabilities: &caps,
                 official: None,
                 breaks,
+                authorization: false,
             },
         )
     }
@@ -675,10 +708,7 @@ mod tests {
             verdict(&j, "tasks.meta.result-related-task"),
             Some(Verdict::Fail)
         );
-        assert_eq!(
-            verdict(&j, "tasks.lifecycle.initial-working"),
-            Some(Verdict::Pass)
-        );
+        assert_eq!(verdict(&j, "tasks.id.unique"), Some(Verdict::Pass));
         assert_eq!(
             verdict(&j, "tasks.schema.receiver-messages"),
             Some(Verdict::Pass)

@@ -1,5 +1,6 @@
 //! Faults of the reference receiver: each breaks one rule, proving its check can fail.
 
+use super::variants::Variant;
 use std::collections::HashSet;
 
 /// One deliberate defect.
@@ -12,7 +13,6 @@ pub enum Fault {
     SlowCreate,
     NumericTaskId,
     DuplicateTaskId,
-    InitialInputRequired,
     TerminalStatusChanges,
     NoInputRequired,
     ElicitWithoutRelatedTask,
@@ -25,6 +25,7 @@ pub enum Fault {
     ResultReturnsTask,
     ResultNotBlocking,
     ResultErrorAsSuccess,
+    ResultErrorRewrapped,
     ResultWithoutRelatedTask,
     GetWithRelatedTask,
     TrustRequestMeta,
@@ -35,20 +36,25 @@ pub enum Fault {
     CancelTerminalOk,
     CancelReportsWorking,
     CancelledTaskCompletes,
+    CancelledTaskFails,
     CancelInputRequiredRejected,
     ListMethodMissing,
     CancelMethodMissing,
     ListDropsNextCursor,
+    ListOnlyUnfinished,
     ResultOnce,
+    ResultDeletesTask,
     ToolErrorCompletes,
     FailedWithoutStatusMessage,
     ProgressWithoutRelatedTask,
     ProgressTokenDropped,
     EarlyExpiry,
+    UnlimitedTtlVanishes,
     SequentialTaskId,
     PollIntervalString,
     EmptyErrorMessages,
     MalformedTaskAccepted,
+    MalformedIdInternalError,
     TasksForUndeclaredTypes,
     GetOverSse,
     CancelOnDisconnect,
@@ -62,6 +68,9 @@ pub enum Fault {
     ParseErrorWrongCode,
     InvalidRequestAsParseError,
     UnknownMethodInvalidParams,
+    StdoutLogLine,
+    CrashAfterCancel,
+    TimestampsWithoutOffset,
 }
 
 /// Faults that only the Streamable HTTP receiver can show.
@@ -70,6 +79,10 @@ pub const HTTP_ONLY: [Fault; 3] = [
     Fault::CancelOnDisconnect,
     Fault::SharedTaskStore,
 ];
+
+/// Faults that only the stdio receiver can show (one writes on stdout, one exits, which over
+/// HTTP would end every session of the shared server).
+pub const STDIO_ONLY: [Fault; 2] = [Fault::StdoutLogLine, Fault::CrashAfterCancel];
 
 /// Faults the fixed scenarios miss by design, which `taskcheck explore` must find.
 pub const EXPLORE_ONLY: [Fault; 2] = [Fault::ThirdTaskReopens, Fault::OverlappingResultsLoseMeta];
@@ -99,6 +112,11 @@ impl FaultInfo {
     pub fn http_only(&self) -> bool {
         HTTP_ONLY.contains(&self.fault)
     }
+
+    /// Whether the fault shows only over stdio.
+    pub fn stdio_only(&self) -> bool {
+        STDIO_ONLY.contains(&self.fault)
+    }
 }
 
 /// A fault's name, the rules it makes fail (the targeted one first), and what it does.
@@ -109,69 +127,79 @@ pub struct FaultInfo {
     pub description: &'static str,
     /// Rules the fault may also break, depending on timing (documented consequences).
     pub may_also: &'static [&'static str],
+    /// Rules that must show as consequences of the fault's failure, not as failures.
+    pub follows: &'static [&'static str],
 }
 
 use Fault::*;
 
 /// Every fault.
 pub const FAULTS: &[FaultInfo] = &[
-    FaultInfo { fault: NoTasksCapability, name: "no-tasks-capability", rules: &["tasks.capability.declare", "tasks.support.undeclared-processed-normally"], description: "declares no `tasks` capability but still creates tasks", may_also: &[] },
-    FaultInfo { fault: ForbiddenAcceptsTask, name: "forbidden-accepts-task", rules: &["tasks.tool.forbidden-rejected"], description: "creates tasks for tools whose taskSupport is absent or forbidden", may_also: &[] },
-    FaultInfo { fault: RequiredAcceptsPlain, name: "required-accepts-plain", rules: &["tasks.tool.required-without-task-rejected"], description: "runs `required` tools called without a task", may_also: &[] },
-    FaultInfo { fault: CreateReturnsResult, name: "create-returns-result", rules: &["tasks.create.create-task-result"], description: "answers a task-augmented call with the tool result instead of a CreateTaskResult", may_also: &[] },
-    FaultInfo { fault: SlowCreate, name: "slow-create", rules: &["tasks.create.prompt"], description: "sends the CreateTaskResult only once the task's work is done", may_also: &[] },
-    FaultInfo { fault: NumericTaskId, name: "numeric-task-id", rules: &["tasks.id.string", "tasks.schema.receiver-messages", "tasks.security.secure-ids"], description: "task ids are JSON numbers (a counter, so guessable too)", may_also: &[] },
-    FaultInfo { fault: DuplicateTaskId, name: "duplicate-task-id", rules: &["tasks.id.unique", "tasks.ttl.created-at-constant"], description: "every second task reuses the previous task's id (so the id's createdAt changes, and two tasks of a scenario are one)", may_also: &["tasks.lifecycle.terminal-final", "tasks.meta.ignore-request-related-task"] },
-    FaultInfo { fault: InitialInputRequired, name: "initial-input-required", rules: &["tasks.lifecycle.initial-working"], description: "the CreateTaskResult reports `input_required`", may_also: &[] },
-    FaultInfo { fault: TerminalStatusChanges, name: "terminal-status-changes", rules: &["tasks.lifecycle.terminal-final"], description: "a completed task reports `working` from its second tasks/get on", may_also: &[] },
-    FaultInfo { fault: NoInputRequired, name: "no-input-required", rules: &["tasks.input.move-to-input-required"], description: "stays `working` while waiting for an elicitation answer", may_also: &[] },
-    FaultInfo { fault: ElicitWithoutRelatedTask, name: "elicit-without-related-task", rules: &["tasks.input.request-related-task"], description: "task elicitations carry no related-task `_meta`", may_also: &[] },
-    FaultInfo { fault: StuckInputRequired, name: "stuck-input-required", rules: &["tasks.input.leave-after-input"], description: "stays `input_required` for 6 s after the answer arrived", may_also: &[] },
-    FaultInfo { fault: CreatedAtNotRfc3339, name: "created-at-not-rfc3339", rules: &["tasks.ttl.created-at"], description: "`createdAt` is Unix milliseconds in a string", may_also: &[] },
-    FaultInfo { fault: LastUpdatedAtMissing, name: "last-updated-at-missing", rules: &["tasks.ttl.last-updated-at", "tasks.schema.receiver-messages"], description: "tasks have no `lastUpdatedAt`", may_also: &[] },
-    FaultInfo { fault: CreatedAtDrifts, name: "created-at-drifts", rules: &["tasks.ttl.created-at-constant"], description: "`createdAt` moves one second earlier with every report", may_also: &[] },
-    FaultInfo { fault: LastUpdatedGoesBack, name: "last-updated-goes-back", rules: &["tasks.ttl.last-updated-monotonic"], description: "`lastUpdatedAt` in tasks/get moves 1 ms earlier with every call", may_also: &[] },
-    FaultInfo { fault: GetOmitsTtl, name: "get-omits-ttl", rules: &["tasks.ttl.get-includes-ttl", "tasks.schema.receiver-messages"], description: "tasks/get results have no `ttl`", may_also: &[] },
-    FaultInfo { fault: ResultReturnsTask, name: "result-returns-task", rules: &["tasks.result.terminal-returns-final", "tasks.result.exact"], description: "tasks/result on a terminal task returns the Task, not the outcome (so not the exact result either)", may_also: &["tasks.result.blocks"] },
-    FaultInfo { fault: ResultNotBlocking, name: "result-not-blocking", rules: &["tasks.result.blocks"], description: "tasks/result on an unfinished task fails at once instead of blocking", may_also: &[] },
-    FaultInfo { fault: ResultErrorAsSuccess, name: "result-error-as-success", rules: &["tasks.result.exact"], description: "tasks/result turns the underlying JSON-RPC error into an `isError` result", may_also: &[] },
-    FaultInfo { fault: ResultWithoutRelatedTask, name: "result-without-related-task", rules: &["tasks.meta.result-related-task"], description: "tasks/result results carry no related-task `_meta`", may_also: &[] },
-    FaultInfo { fault: GetWithRelatedTask, name: "get-with-related-task", rules: &["tasks.meta.no-related-task-in-results"], description: "tasks/get results carry related-task `_meta`", may_also: &[] },
-    FaultInfo { fault: TrustRequestMeta, name: "trust-request-meta", rules: &["tasks.meta.ignore-request-related-task"], description: "tasks/get, tasks/result and tasks/cancel follow related-task `_meta` over `params.taskId`", may_also: &[] },
-    FaultInfo { fault: StatusNotificationWithRelatedTask, name: "status-notification-with-related-task", rules: &["tasks.notify.no-related-task"], description: "status notifications carry related-task `_meta`", may_also: &[] },
-    FaultInfo { fault: ListHidesTask, name: "list-hides-task", rules: &["tasks.list.contains-retrievable"], description: "tasks/list leaves out the newest task", may_also: &[] },
-    FaultInfo { fault: UnknownTaskWrongCode, name: "unknown-task-wrong-code", rules: &["tasks.errors.unknown-task-id"], description: "unknown task ids get -32600 instead of -32602", may_also: &[] },
-    FaultInfo { fault: BadCursorAccepted, name: "bad-cursor-accepted", rules: &["tasks.errors.bad-cursor"], description: "an unknown cursor returns the first page", may_also: &[] },
-    FaultInfo { fault: CancelTerminalOk, name: "cancel-terminal-ok", rules: &["tasks.cancel.terminal-rejected"], description: "cancelling a terminal task succeeds", may_also: &[] },
-    FaultInfo { fault: CancelReportsWorking, name: "cancel-reports-working", rules: &["tasks.cancel.cancelled-before-response"], description: "tasks/cancel answers with the old status and cancels 200 ms later", may_also: &[] },
-    FaultInfo { fault: CancelInputRequiredRejected, name: "cancel-input-required-rejected", rules: &["tasks.cancel.cancelled-before-response"], description: "tasks/cancel of a task in `input_required` gets -32602", may_also: &[] },
-    FaultInfo { fault: ListMethodMissing, name: "list-method-missing", rules: &["tasks.capability.list-supported", "tasks.errors.bad-cursor", "tasks.list.contains-retrievable"], description: "declares `tasks.list` but answers tasks/list with -32601", may_also: &[] },
-    FaultInfo { fault: CancelMethodMissing, name: "cancel-method-missing", rules: &["tasks.capability.cancel-supported", "tasks.errors.unknown-task-id", "tasks.cancel.terminal-rejected", "tasks.cancel.cancelled-before-response", "tasks.cancel.stays-cancelled", "tasks.meta.ignore-request-related-task"], description: "declares `tasks.cancel` but answers tasks/cancel with -32601", may_also: &[] },
-    FaultInfo { fault: ListDropsNextCursor, name: "list-drops-next-cursor", rules: &["tasks.list.next-cursor", "tasks.list.contains-retrievable"], description: "tasks/list pages never carry `nextCursor` (so later tasks are unreachable too)", may_also: &[] },
-    FaultInfo { fault: ResultOnce, name: "result-once", rules: &["tasks.result.terminal-returns-final"], description: "a second tasks/result of a task gets -32602, as if the result were consumed", may_also: &[] },
-    FaultInfo { fault: ToolErrorCompletes, name: "tool-error-completes", rules: &["tasks.failed.tool-error"], description: "a tool result with `isError: true` ends the task `completed`", may_also: &[] },
-    FaultInfo { fault: FailedWithoutStatusMessage, name: "failed-without-status-message", rules: &["tasks.failed.status-message"], description: "failed tasks carry no `statusMessage`", may_also: &[] },
-    FaultInfo { fault: ProgressWithoutRelatedTask, name: "progress-without-related-task", rules: &["tasks.meta.related-messages"], description: "a task's progress notifications carry no related-task `_meta`", may_also: &[] },
-    FaultInfo { fault: ProgressTokenDropped, name: "progress-token-dropped", rules: &["tasks.progress.token-valid"], description: "no progress is sent for a task-augmented request once its task exists", may_also: &[] },
-    FaultInfo { fault: EarlyExpiry, name: "early-expiry", rules: &["tasks.ttl.no-early-expiry"], description: "tasks are deleted after a tenth of their granted ttl", may_also: &[] },
-    FaultInfo { fault: SequentialTaskId, name: "sequential-task-id", rules: &["tasks.security.secure-ids"], description: "task ids are a counter (`task-1`, `task-2`, ...)", may_also: &[] },
-    FaultInfo { fault: PollIntervalString, name: "poll-interval-string", rules: &["tasks.schema.receiver-messages", "tasks.schema.official"], description: "`pollInterval` is a string of digits", may_also: &[] },
-    FaultInfo { fault: EmptyErrorMessages, name: "empty-error-messages", rules: &["tasks.errors.informative-message"], description: "every JSON-RPC error has an empty `message`", may_also: &[] },
-    FaultInfo { fault: MalformedTaskAccepted, name: "malformed-task-accepted", rules: &["tasks.errors.malformed-task-param"], description: "a `task` that is not a TaskMetadata object creates a task with the default ttl", may_also: &[] },
-    FaultInfo { fault: TasksForUndeclaredTypes, name: "tasks-for-undeclared-types", rules: &["tasks.support.undeclared-processed-normally", "tasks.capability.declare"], description: "a task-augmented tools/list (not declared in `tasks.requests`) creates a task", may_also: &[] },
-    FaultInfo { fault: GetOverSse, name: "get-over-sse", rules: &["tasks.http.no-sse-for-get"], description: "(HTTP) tasks/get is answered on an SSE stream instead of plain JSON", may_also: &[] },
-    FaultInfo { fault: CancelOnDisconnect, name: "cancel-on-disconnect", rules: &["tasks.http.disconnect-not-cancel"], description: "(HTTP) dropping the SSE stream of a waiting tasks/result cancels the task", may_also: &[] },
-    FaultInfo { fault: SharedTaskStore, name: "shared-task-store", rules: &["tasks.security.bind-context", "tasks.security.no-list-without-identity"], description: "(HTTP) every session and credential sees one task store", may_also: &[] },
-    FaultInfo { fault: ThirdTaskReopens, name: "third-task-reopens", rules: &["tasks.lifecycle.terminal-final"], description: "(explore) the third task of a session, once completed, reports `working` from its second tasks/get on", may_also: &[] },
-    FaultInfo { fault: TaskIdIsRequestId, name: "task-id-is-request-id", rules: &["tasks.security.secure-ids"], description: "uses the JSON-RPC id of the creating request as the task id", may_also: &[] },
-    FaultInfo { fault: DiesOnOddTtl, name: "dies-on-odd-ttl", rules: &["wire.survives"], description: "(fuzz-wire) exits when `task.ttl` is a number but not a 64-bit unsigned integer (negative, fractional, huge)", may_also: &[] },
-    FaultInfo { fault: SilentOnUnknownMethod, name: "silent-on-unknown-method", rules: &["wire.answers-requests"], description: "(fuzz-wire) never answers a request for a method it does not know", may_also: &[] },
-    FaultInfo { fault: RepliesToNotifications, name: "replies-to-notifications", rules: &["wire.no-reply-to-notification"], description: "(fuzz-wire) answers a notification it does not know with a -32601 error", may_also: &[] },
-    FaultInfo { fault: ParseErrorWrongCode, name: "parse-error-wrong-code", rules: &["wire.parse-error"], description: "(fuzz-wire) answers input that is not JSON with -32600 instead of -32700", may_also: &[] },
-    FaultInfo { fault: InvalidRequestAsParseError, name: "invalid-request-as-parse-error", rules: &["wire.invalid-request"], description: "(fuzz-wire) answers JSON that is not a JSON-RPC request with -32700 instead of -32600", may_also: &[] },
-    FaultInfo { fault: UnknownMethodInvalidParams, name: "unknown-method-invalid-params", rules: &["wire.method-not-found"], description: "(fuzz-wire) answers an unknown method with -32602 instead of -32601", may_also: &[] },
-    FaultInfo { fault: OverlappingResultsLoseMeta, name: "overlapping-results-lose-meta", rules: &["tasks.meta.result-related-task"], description: "(explore) once two tasks/result requests for a task wait at the same time, its results carry no related-task `_meta`", may_also: &[] },
-    FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled", "tasks.lifecycle.terminal-final"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &[] },
+    FaultInfo { fault: NoTasksCapability, name: "no-tasks-capability", rules: &["tasks.capability.declare", "tasks.support.undeclared-processed-normally"], description: "declares no `tasks` capability but still creates tasks", may_also: &[], follows: &[] },
+    FaultInfo { fault: ForbiddenAcceptsTask, name: "forbidden-accepts-task", rules: &["tasks.tool.forbidden-rejected"], description: "creates tasks for tools whose taskSupport is absent or forbidden", may_also: &[], follows: &[] },
+    FaultInfo { fault: RequiredAcceptsPlain, name: "required-accepts-plain", rules: &["tasks.tool.required-without-task-rejected"], description: "runs `required` tools called without a task", may_also: &[], follows: &[] },
+    FaultInfo { fault: CreateReturnsResult, name: "create-returns-result", rules: &["tasks.create.create-task-result"], description: "answers a task-augmented call with the tool result instead of a CreateTaskResult", may_also: &[], follows: &[] },
+    FaultInfo { fault: SlowCreate, name: "slow-create", rules: &["tasks.create.prompt"], description: "sends the CreateTaskResult only once the task's work is done", may_also: &[], follows: &[] },
+    FaultInfo { fault: NumericTaskId, name: "numeric-task-id", rules: &["tasks.id.string", "tasks.schema.receiver-messages", "tasks.security.secure-ids"], description: "task ids are JSON numbers (a counter, so guessable too)", may_also: &[], follows: &[] },
+    FaultInfo { fault: DuplicateTaskId, name: "duplicate-task-id", rules: &["tasks.id.unique", "tasks.ttl.created-at-constant"], description: "every second task reuses the previous task's id (so the id's createdAt changes, and two tasks of a scenario are one)", may_also: &["tasks.lifecycle.terminal-final", "tasks.meta.ignore-request-related-task"], follows: &[] },
+    FaultInfo { fault: TerminalStatusChanges, name: "terminal-status-changes", rules: &["tasks.lifecycle.terminal-final"], description: "a completed task reports `working` from its second tasks/get on", may_also: &[], follows: &[] },
+    FaultInfo { fault: NoInputRequired, name: "no-input-required", rules: &["tasks.input.move-to-input-required"], description: "stays `working` while waiting for an elicitation answer", may_also: &[], follows: &[] },
+    FaultInfo { fault: ElicitWithoutRelatedTask, name: "elicit-without-related-task", rules: &["tasks.input.request-related-task"], description: "task elicitations carry no related-task `_meta`", may_also: &[], follows: &[] },
+    FaultInfo { fault: StuckInputRequired, name: "stuck-input-required", rules: &["tasks.input.leave-after-input"], description: "stays `input_required` for 6 s after the answer arrived", may_also: &[], follows: &[] },
+    FaultInfo { fault: CreatedAtNotRfc3339, name: "created-at-not-rfc3339", rules: &["tasks.ttl.created-at"], description: "`createdAt` is Unix milliseconds in a string", may_also: &[], follows: &[] },
+    FaultInfo { fault: LastUpdatedAtMissing, name: "last-updated-at-missing", rules: &["tasks.ttl.last-updated-at", "tasks.schema.receiver-messages"], description: "tasks have no `lastUpdatedAt`", may_also: &[], follows: &[] },
+    FaultInfo { fault: CreatedAtDrifts, name: "created-at-drifts", rules: &["tasks.ttl.created-at-constant"], description: "`createdAt` moves one second earlier with every report", may_also: &[], follows: &[] },
+    FaultInfo { fault: LastUpdatedGoesBack, name: "last-updated-goes-back", rules: &["tasks.ttl.last-updated-monotonic"], description: "`lastUpdatedAt` in tasks/get moves 1 ms earlier with every call", may_also: &[], follows: &[] },
+    FaultInfo { fault: GetOmitsTtl, name: "get-omits-ttl", rules: &["tasks.ttl.get-includes-ttl", "tasks.schema.receiver-messages"], description: "tasks/get results have no `ttl`", may_also: &[], follows: &[] },
+    FaultInfo { fault: ResultReturnsTask, name: "result-returns-task", rules: &["tasks.result.terminal-returns-final"], description: "tasks/result on a terminal task returns the Task, not the outcome (so not the exact result either: its consequence)", may_also: &["tasks.result.blocks"], follows: &["tasks.result.exact"] },
+    FaultInfo { fault: ResultNotBlocking, name: "result-not-blocking", rules: &["tasks.result.blocks"], description: "tasks/result on an unfinished task fails at once instead of blocking", may_also: &[], follows: &[] },
+    FaultInfo { fault: ResultErrorAsSuccess, name: "result-error-as-success", rules: &["tasks.result.terminal-returns-final"], description: "tasks/result turns the underlying JSON-RPC error into an `isError` result", may_also: &[], follows: &["tasks.result.exact"] },
+    FaultInfo { fault: ResultErrorRewrapped, name: "result-error-rewrapped", rules: &["tasks.result.exact"], description: "tasks/result answers the underlying JSON-RPC error with its code but another message (as rmcp 2.2.0 rewraps it)", may_also: &[], follows: &[] },
+    FaultInfo { fault: ResultWithoutRelatedTask, name: "result-without-related-task", rules: &["tasks.meta.result-related-task"], description: "tasks/result results carry no related-task `_meta`", may_also: &[], follows: &[] },
+    FaultInfo { fault: GetWithRelatedTask, name: "get-with-related-task", rules: &["tasks.meta.no-related-task-in-results"], description: "tasks/get results carry related-task `_meta`", may_also: &[], follows: &[] },
+    FaultInfo { fault: TrustRequestMeta, name: "trust-request-meta", rules: &["tasks.meta.ignore-request-related-task"], description: "tasks/get, tasks/result and tasks/cancel follow related-task `_meta` over `params.taskId`", may_also: &[], follows: &[] },
+    FaultInfo { fault: StatusNotificationWithRelatedTask, name: "status-notification-with-related-task", rules: &["tasks.notify.no-related-task"], description: "status notifications carry related-task `_meta`", may_also: &[], follows: &[] },
+    FaultInfo { fault: ListHidesTask, name: "list-hides-task", rules: &["tasks.list.contains-retrievable"], description: "tasks/list leaves out the newest task", may_also: &[], follows: &[] },
+    FaultInfo { fault: UnknownTaskWrongCode, name: "unknown-task-wrong-code", rules: &["tasks.errors.unknown-task-id"], description: "unknown task ids get -32600 instead of -32602", may_also: &[], follows: &[] },
+    FaultInfo { fault: BadCursorAccepted, name: "bad-cursor-accepted", rules: &["tasks.errors.bad-cursor"], description: "an unknown cursor returns the first page", may_also: &[], follows: &[] },
+    FaultInfo { fault: CancelTerminalOk, name: "cancel-terminal-ok", rules: &["tasks.cancel.terminal-rejected"], description: "cancelling a terminal task succeeds", may_also: &[], follows: &[] },
+    FaultInfo { fault: CancelReportsWorking, name: "cancel-reports-working", rules: &["tasks.cancel.cancelled-before-response"], description: "tasks/cancel answers with the old status and cancels 200 ms later", may_also: &[], follows: &[] },
+    FaultInfo { fault: CancelInputRequiredRejected, name: "cancel-input-required-rejected", rules: &["tasks.cancel.cancelled-before-response"], description: "tasks/cancel of a task in `input_required` gets -32602", may_also: &[], follows: &[] },
+    FaultInfo { fault: ListMethodMissing, name: "list-method-missing", rules: &["tasks.capability.list-supported", "tasks.errors.bad-cursor", "tasks.list.contains-retrievable"], description: "declares `tasks.list` but answers tasks/list with -32601", may_also: &[], follows: &[] },
+    FaultInfo { fault: CancelMethodMissing, name: "cancel-method-missing", rules: &["tasks.capability.cancel-supported", "tasks.errors.unknown-task-id", "tasks.cancel.terminal-rejected", "tasks.cancel.cancelled-before-response", "tasks.meta.ignore-request-related-task"], description: "declares `tasks.cancel` but answers tasks/cancel with -32601", may_also: &[], follows: &["tasks.cancel.stays-cancelled"] },
+    FaultInfo { fault: ListDropsNextCursor, name: "list-drops-next-cursor", rules: &["tasks.list.next-cursor"], description: "tasks/list pages never carry `nextCursor` (so later tasks are unreachable too: its consequence)", may_also: &[], follows: &["tasks.list.contains-retrievable"] },
+    FaultInfo { fault: ResultOnce, name: "result-once", rules: &["tasks.result.terminal-returns-final"], description: "a second tasks/result of a task gets -32602, as if the result were consumed", may_also: &[], follows: &[] },
+    FaultInfo { fault: ToolErrorCompletes, name: "tool-error-completes", rules: &["tasks.failed.tool-error"], description: "a tool result with `isError: true` ends the task `completed`", may_also: &[], follows: &[] },
+    FaultInfo { fault: FailedWithoutStatusMessage, name: "failed-without-status-message", rules: &["tasks.failed.status-message"], description: "failed tasks carry no `statusMessage`", may_also: &[], follows: &[] },
+    FaultInfo { fault: ProgressWithoutRelatedTask, name: "progress-without-related-task", rules: &["tasks.meta.related-messages"], description: "a task's progress notifications carry no related-task `_meta`", may_also: &[], follows: &[] },
+    FaultInfo { fault: ProgressTokenDropped, name: "progress-token-dropped", rules: &["tasks.progress.token-valid"], description: "no progress is sent for a task-augmented request once its task exists", may_also: &[], follows: &[] },
+    FaultInfo { fault: EarlyExpiry, name: "early-expiry", rules: &["tasks.ttl.no-early-expiry"], description: "tasks are deleted after a tenth of their granted ttl", may_also: &[], follows: &[] },
+    FaultInfo { fault: SequentialTaskId, name: "sequential-task-id", rules: &["tasks.security.secure-ids"], description: "task ids are a counter (`task-1`, `task-2`, ...)", may_also: &[], follows: &[] },
+    FaultInfo { fault: PollIntervalString, name: "poll-interval-string", rules: &["tasks.schema.receiver-messages", "tasks.schema.official"], description: "`pollInterval` is a string of digits", may_also: &[], follows: &[] },
+    FaultInfo { fault: EmptyErrorMessages, name: "empty-error-messages", rules: &["tasks.errors.informative-message"], description: "every JSON-RPC error has an empty `message`", may_also: &[], follows: &[] },
+    FaultInfo { fault: MalformedTaskAccepted, name: "malformed-task-accepted", rules: &["tasks.errors.malformed-task-param"], description: "a `task` that is not a TaskMetadata object creates a task with the default ttl", may_also: &[], follows: &[] },
+    FaultInfo { fault: TasksForUndeclaredTypes, name: "tasks-for-undeclared-types", rules: &["tasks.support.undeclared-processed-normally", "tasks.capability.declare"], description: "a task-augmented tools/list (not declared in `tasks.requests`) creates a task", may_also: &[], follows: &[] },
+    FaultInfo { fault: GetOverSse, name: "get-over-sse", rules: &["tasks.http.no-sse-for-get"], description: "(HTTP) tasks/get is answered on an SSE stream instead of plain JSON", may_also: &[], follows: &[] },
+    FaultInfo { fault: CancelOnDisconnect, name: "cancel-on-disconnect", rules: &["tasks.http.disconnect-not-cancel"], description: "(HTTP) dropping the SSE stream of a waiting tasks/result cancels the task", may_also: &[], follows: &[] },
+    FaultInfo { fault: SharedTaskStore, name: "shared-task-store", rules: &["tasks.security.bind-context"], description: "(HTTP) every session and credential sees one task store", may_also: &[], follows: &[] },
+    FaultInfo { fault: ThirdTaskReopens, name: "third-task-reopens", rules: &["tasks.lifecycle.terminal-final"], description: "(explore) the third task of a session, once completed, reports `working` from its second tasks/get on", may_also: &[], follows: &[] },
+    FaultInfo { fault: TaskIdIsRequestId, name: "task-id-is-request-id", rules: &["tasks.security.secure-ids"], description: "uses the JSON-RPC id of the creating request as the task id", may_also: &[], follows: &[] },
+    FaultInfo { fault: DiesOnOddTtl, name: "dies-on-odd-ttl", rules: &["wire.survives"], description: "(fuzz-wire) exits when `task.ttl` is a number but not a 64-bit unsigned integer (negative, fractional, huge)", may_also: &[], follows: &[] },
+    FaultInfo { fault: SilentOnUnknownMethod, name: "silent-on-unknown-method", rules: &["wire.answers-requests"], description: "(fuzz-wire) never answers a request for a method it does not know", may_also: &[], follows: &[] },
+    FaultInfo { fault: RepliesToNotifications, name: "replies-to-notifications", rules: &["wire.no-reply-to-notification"], description: "(fuzz-wire) answers a notification it does not know with a -32601 error", may_also: &[], follows: &[] },
+    FaultInfo { fault: ParseErrorWrongCode, name: "parse-error-wrong-code", rules: &["wire.parse-error"], description: "(fuzz-wire) answers input that is not JSON with -32600 instead of -32700", may_also: &[], follows: &[] },
+    FaultInfo { fault: InvalidRequestAsParseError, name: "invalid-request-as-parse-error", rules: &["wire.invalid-request"], description: "(fuzz-wire) answers JSON that is not a JSON-RPC request with -32700 instead of -32600", may_also: &[], follows: &[] },
+    FaultInfo { fault: UnknownMethodInvalidParams, name: "unknown-method-invalid-params", rules: &["wire.method-not-found"], description: "(fuzz-wire) answers an unknown method with -32602 instead of -32601", may_also: &[], follows: &[] },
+    FaultInfo { fault: OverlappingResultsLoseMeta, name: "overlapping-results-lose-meta", rules: &["tasks.meta.result-related-task"], description: "(explore) once two tasks/result requests for a task wait at the same time, its results carry no related-task `_meta`", may_also: &[], follows: &[] },
+    FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &[], follows: &["tasks.lifecycle.terminal-final"] },
+    FaultInfo { fault: CancelledTaskFails, name: "cancelled-task-fails", rules: &["tasks.cancel.stays-cancelled"], description: "a cancelled task's work goes on and marks it `failed` without a statusMessage (as rmcp 2.2.0 reports an aborted task)", may_also: &[], follows: &["tasks.lifecycle.terminal-final", "tasks.failed.status-message"] },
+    FaultInfo { fault: ListOnlyUnfinished, name: "list-only-unfinished", rules: &["tasks.list.contains-retrievable", "tasks.errors.bad-cursor"], description: "tasks/list lists only unfinished tasks, on one page without `nextCursor`, whatever the cursor (as rmcp 2.2.0)", may_also: &[], follows: &["tasks.list.next-cursor"] },
+    FaultInfo { fault: ResultDeletesTask, name: "result-deletes-task", rules: &["tasks.ttl.no-early-expiry"], description: "a task is deleted once tasks/result has answered, and later requests for it get -32002 (as rmcp 2.2.0 takes the result)", may_also: &[], follows: &["tasks.result.terminal-returns-final", "tasks.cancel.terminal-rejected"] },
+    FaultInfo { fault: UnlimitedTtlVanishes, name: "unlimited-ttl-vanishes", rules: &["tasks.ttl.no-early-expiry"], description: "reports every ttl as null (unlimited), yet deletes a task 100 ms after it ends", may_also: &[], follows: &[] },
+    FaultInfo { fault: MalformedIdInternalError, name: "malformed-id-internal-error", rules: &["tasks.errors.malformed-task-param"], description: "a `taskId` that is not a string gets -32603 (as the TypeScript SDK's schema validation answers)", may_also: &[], follows: &[] },
+    FaultInfo { fault: StdoutLogLine, name: "stdout-log-line", rules: &["transport.stdio.stdout-only-mcp"], description: "(stdio) writes a log line on stdout with its fourth message", may_also: &[], follows: &[] },
+    FaultInfo { fault: CrashAfterCancel, name: "crash-after-cancel", rules: &["wire.survives"], description: "(stdio) exits when the work of a cancelled task ends (as the Python SDK 1.30.0 server does)", may_also: &[], follows: &[] },
+    FaultInfo { fault: TimestampsWithoutOffset, name: "timestamps-without-offset", rules: &["tasks.ttl.timestamps-rfc3339"], description: "timestamps are ISO 8601 local times without an offset (`2025-11-25T10:30:00.123`)", may_also: &[], follows: &[] },
 ];
 
 /// Receiver faults that concern tools, `input_required` or progress, which client receivers
@@ -190,18 +218,29 @@ const SERVER_ONLY: [Fault; 9] = [
 
 /// Reference-client faults whose rules differ from the receiver's (the client scenarios do not
 /// cancel unknown ids or send related-task `_meta` in tasks/cancel).
-const CLIENT_RULES: &[FaultInfo] = &[FaultInfo {
-    fault: CancelMethodMissing,
-    name: "cancel-method-missing",
-    rules: &[
-        "tasks.capability.cancel-supported",
-        "tasks.cancel.terminal-rejected",
-        "tasks.cancel.cancelled-before-response",
-        "tasks.cancel.stays-cancelled",
-    ],
-    description: "declares `tasks.cancel` but answers tasks/cancel with -32601",
-    may_also: &[],
-}];
+const CLIENT_RULES: &[FaultInfo] = &[
+    FaultInfo {
+        fault: ResultDeletesTask,
+        name: "result-deletes-task",
+        rules: &["tasks.ttl.no-early-expiry"],
+        description:
+            "a task is deleted once tasks/result has answered, and later requests for it get -32002",
+        may_also: &[],
+        follows: &["tasks.result.terminal-returns-final"],
+    },
+    FaultInfo {
+        fault: CancelMethodMissing,
+        name: "cancel-method-missing",
+        rules: &[
+            "tasks.capability.cancel-supported",
+            "tasks.cancel.terminal-rejected",
+            "tasks.cancel.cancelled-before-response",
+        ],
+        description: "declares `tasks.cancel` but answers tasks/cancel with -32601",
+        may_also: &[],
+        follows: &["tasks.cancel.stays-cancelled"],
+    },
+];
 
 /// The reference client's faults: the receiver's, but for those of servers, HTTP serving,
 /// exploration and wire fuzzing; each makes the same rules fail in the client-receiver
@@ -210,7 +249,8 @@ pub fn client_faults() -> Vec<&'static FaultInfo> {
     FAULTS
         .iter()
         .filter(|f| {
-            let elsewhere = f.http_only() || f.explore_only() || f.fuzz_wire_only();
+            let elsewhere =
+                f.http_only() || f.stdio_only() || f.explore_only() || f.fuzz_wire_only();
             !(SERVER_ONLY.contains(&f.fault) || elsewhere)
         })
         .map(|f| {
@@ -234,6 +274,8 @@ pub struct Faults {
     /// `reference --max-tasks N`: refuse a new task while N are unfinished. Not a fault:
     /// the spec recommends limiting concurrent tasks per requestor.
     pub max_live_tasks: Option<usize>,
+    /// `reference --variant NAME`: legal behaviours, not faults.
+    pub variants: HashSet<Variant>,
 }
 
 impl Faults {
@@ -261,12 +303,17 @@ impl Faults {
             .collect::<Result<_, _>>()
             .map(|on| Faults {
                 on,
-                max_live_tasks: None,
+                ..Faults::default()
             })
     }
 
     /// Whether a fault is on.
     pub fn has(&self, fault: Fault) -> bool {
         self.on.contains(&fault)
+    }
+
+    /// Whether a legal variant is on.
+    pub fn is(&self, variant: Variant) -> bool {
+        self.variants.contains(&variant)
     }
 }

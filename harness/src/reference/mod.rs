@@ -9,6 +9,7 @@ pub mod http;
 pub mod http_hostile;
 mod store;
 mod tools;
+pub mod variants;
 
 use crate::fixtures;
 use crate::model::TaskStatus;
@@ -29,7 +30,9 @@ use time::format_description::well_known::Rfc3339;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
+use store::{Policy, Unlimited};
 pub use store::{MAX_TTL_MS, PAGE_SIZE};
+use variants::Variant;
 
 /// Longest line the reference accepts from a requestor.
 const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -59,6 +62,8 @@ pub struct Reference {
     out: mpsc::UnboundedSender<Value>,
     calls: Mutex<HashMap<String, oneshot::Sender<Result<Value, String>>>>,
     next_call: AtomicU64,
+    /// Tasks whose result tasks/result took (the result-deletes-task fault).
+    taken: Mutex<std::collections::HashSet<String>>,
 }
 
 type Reply = Result<Value, (i64, String)>;
@@ -73,6 +78,11 @@ fn invalid(message: impl Into<String>) -> (i64, String) {
 fn rfc3339(t: time::OffsetDateTime) -> String {
     t.format(&Rfc3339).unwrap_or_default()
 }
+
+/// The `data` every error carries under the extra-meta variant.
+const EXTRA_ERROR_DATA: &str = "taskcheck-reference";
+/// The extra `_meta` key every result carries under the extra-meta variant.
+const EXTRA_META_KEY: &str = "example.com/taskcheck-reference";
 
 impl Reference {
     fn send(&self, msg: Value) {
@@ -102,9 +112,6 @@ impl Reference {
         let f = &self.faults;
         let id = self.wire_id(&t.id);
         let mut status = t.status;
-        if view == View::Create && f.has(Fault::InitialInputRequired) {
-            status = TaskStatus::InputRequired;
-        }
         if view == View::Get && t.status == TaskStatus::Completed {
             t.terminal_gets += 1;
             let reopens = f.has(Fault::TerminalStatusChanges)
@@ -114,11 +121,11 @@ impl Reference {
             }
         }
         let created = if f.has(Fault::CreatedAtDrifts) {
-            rfc3339(t.created - time::Duration::seconds(t.reports as i64))
+            self.stamp(t.created - time::Duration::seconds(t.reports as i64), view)
         } else if f.has(Fault::CreatedAtNotRfc3339) {
             format!("{}", (t.created.unix_timestamp_nanos() / 1_000_000))
         } else {
-            rfc3339(t.created)
+            self.stamp(t.created, view)
         };
         let mut task = json!({"taskId": id, "status": status.as_str(), "createdAt": created});
         if !f.has(Fault::LastUpdatedAtMissing) {
@@ -127,20 +134,47 @@ impl Reference {
             } else {
                 t.updated
             };
-            task["lastUpdatedAt"] = json!(rfc3339(updated));
+            task["lastUpdatedAt"] = json!(self.stamp(updated, view));
         }
         if !(view == View::Get && f.has(Fault::GetOmitsTtl)) {
             task["ttl"] = json!(t.ttl_ms);
         }
-        task["pollInterval"] = if f.has(Fault::PollIntervalString) {
-            json!(store::POLL_INTERVAL_MS.to_string())
-        } else {
-            json!(store::POLL_INTERVAL_MS)
+        let poll_interval = match f.is(Variant::LongPollInterval) {
+            true => 1500,
+            false => store::POLL_INTERVAL_MS,
         };
-        if let Some(m) = &t.status_message {
+        task["pollInterval"] = if f.has(Fault::PollIntervalString) {
+            json!(poll_interval.to_string())
+        } else {
+            json!(poll_interval)
+        };
+        let always = f
+            .is(Variant::StatusMessageAlways)
+            .then(|| format!("The task is {}.", status.as_str()));
+        if let Some(m) = t.status_message.clone().or(always) {
             task["statusMessage"] = json!(m);
         }
         task
+    }
+
+    /// A timestamp as this receiver writes it for a view (RFC 3339 unless a fault or a
+    /// variant says otherwise).
+    fn stamp(&self, t: time::OffsetDateTime, view: View) -> String {
+        let f = &self.faults;
+        let t = match view != View::Create && f.is(Variant::MillisecondReads) {
+            true => t
+                .replace_nanosecond(t.millisecond() as u32 * 1_000_000)
+                .unwrap_or(t),
+            false => t,
+        };
+        let text = rfc3339(t);
+        if f.has(Fault::TimestampsWithoutOffset) {
+            return text.trim_end_matches('Z').to_string();
+        }
+        match view != View::Create && f.is(Variant::OffsetTimestamps) {
+            true => format!("{}+00:00", text.trim_end_matches('Z')),
+            false => text,
+        }
     }
 
     /// Moves a task and announces it with notifications/tasks/status.
@@ -186,13 +220,24 @@ impl Reference {
         match params.get("taskId") {
             Some(Value::String(s)) => Ok(s.clone()),
             Some(Value::Number(n)) if self.faults.has(Fault::NumericTaskId) => Ok(n.to_string()),
+            _ if self.faults.has(Fault::MalformedIdInternalError) => Err((
+                code::INTERNAL_ERROR,
+                "Invalid input: expected string at taskId".into(),
+            )),
             _ => Err(invalid("`taskId` must be a string")),
         }
     }
 
     fn not_found(&self, id: &str) -> (i64, String) {
+        let taken = self
+            .taken
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(id);
         let code = if self.faults.has(Fault::UnknownTaskWrongCode) {
             code::INVALID_REQUEST
+        } else if taken {
+            code::RESOURCE_NOT_FOUND
         } else {
             code::INVALID_PARAMS
         };
@@ -229,13 +274,26 @@ impl Reference {
             }
             other => Err((code::METHOD_NOT_FOUND, format!("Method not found: {other}"))),
         };
+        let extra = self.faults.is(Variant::ExtraMeta);
         self.send(match reply {
-            Ok(result) => wire::result(&id, result),
+            Ok(mut result) => {
+                if let (true, Some(o)) = (extra, result.as_object_mut()) {
+                    let meta = o.entry("_meta").or_insert(json!({}));
+                    meta[EXTRA_META_KEY] = json!({"receiver": EXTRA_ERROR_DATA});
+                }
+                wire::result(&id, result)
+            }
             Err((_, _)) if self.faults.has(Fault::EmptyErrorMessages) => {
                 let (code, _) = reply.expect_err("matched an error");
                 wire::error(&id, code, "")
             }
-            Err((code, message)) => wire::error(&id, code, &message),
+            Err((code, message)) => {
+                let mut error = wire::error(&id, code, &message);
+                if extra {
+                    error["error"]["data"] = json!({"receiver": EXTRA_ERROR_DATA});
+                }
+                error
+            }
         });
     }
 
@@ -409,8 +467,21 @@ impl Reference {
         };
         let server = self.clone();
         tokio::spawn(async move {
-            let outcome = if server.faults.has(Fault::CancelledTaskCompletes) {
+            let f = &server.faults;
+            let outcome = if f.has(Fault::CancelledTaskCompletes)
+                || f.has(Fault::CancelledTaskFails)
+            {
                 Some(work.await)
+            } else if f.has(Fault::CrashAfterCancel) {
+                let mut work = work;
+                tokio::select! {
+                    o = &mut work => Some(o),
+                    _ = cancel.notified() => {
+                        let _ = work.await;
+                        eprintln!("taskcheck reference: cannot store the result of cancelled task {task_id}: exiting");
+                        std::process::exit(70);
+                    }
+                }
             } else {
                 tokio::select! {
                     o = work => Some(o),
@@ -427,7 +498,11 @@ impl Reference {
     /// Records the outcome of a task's work and moves it to completed or failed.
     fn finish(&self, id: &str, outcome: Result<Value, Value>) {
         let mut store = self.lock();
-        let force = self.faults.has(Fault::CancelledTaskCompletes);
+        let fails = self.faults.has(Fault::CancelledTaskFails);
+        let force = self.faults.has(Fault::CancelledTaskCompletes) || fails;
+        let was_cancelled = store
+            .get(id)
+            .is_some_and(|t| t.status == TaskStatus::Cancelled);
         let (status, message, stored) = match outcome {
             Ok(r) if r.get("isError") == Some(&Value::Bool(true)) => (
                 if self.faults.has(Fault::ToolErrorCompletes) {
@@ -454,9 +529,21 @@ impl Reference {
             }
             t.outcome = Some(stored);
         }
+        let (status, message) = match (fails && was_cancelled, status) {
+            (true, _) => (TaskStatus::Failed, None),
+            (false, s) => (s, message),
+        };
         let message = message.filter(|_| !self.faults.has(Fault::FailedWithoutStatusMessage));
         if store.transition(id, status, message, force) {
             self.announce(&mut store, id);
+        }
+        if self.faults.has(Fault::UnlimitedTtlVanishes) {
+            let store = self.store.clone();
+            let id = id.to_string();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                store.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+            });
         }
     }
 
@@ -485,6 +572,10 @@ impl Reference {
                 Ok(with_meta(
                     json!({"content": [{"type": "text", "text": text}], "isError": true}),
                 ))
+            }
+            Some(TaskOutcome::Error(e)) if self.faults.has(Fault::ResultErrorRewrapped) => {
+                let (code, message) = error_pair(e);
+                Err((code, format!("Task {id:?} failed: {message}")))
             }
             Some(TaskOutcome::Error(e)) => Err(error_pair(e)),
             None => Err((
@@ -526,6 +617,15 @@ impl Reference {
         if let Some(t) = self.lock().get(&id) {
             t.results_waiting -= 1;
         }
+        if self.faults.has(Fault::ResultDeletesTask) {
+            let outcome = self.outcome_of(&id);
+            self.lock().remove(&id);
+            self.taken
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(id);
+            return outcome;
+        }
         if self.faults.has(Fault::ResultOnce) {
             let mut store = self.lock();
             let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;
@@ -546,6 +646,14 @@ impl Reference {
             Some(_) => return Err(invalid("`cursor` must be a string")),
         };
         let mut store = self.lock();
+        if self.faults.has(Fault::ListOnlyUnfinished) {
+            let tasks: Vec<Value> = store
+                .unfinished_ids()
+                .iter()
+                .filter_map(|id| store.get(id).map(|t| self.render(t, View::Other)))
+                .collect();
+            return Ok(json!({"tasks": tasks}));
+        }
         let (ids, next) = match store.page(cursor) {
             Some(page) => page,
             None if self.faults.has(Fault::BadCursorAccepted) => {
@@ -609,7 +717,11 @@ impl Reference {
         self.cancel_now(&id);
         let mut store = self.lock();
         let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;
-        Ok(self.render(t, View::Other))
+        let answer = self.render(t, View::Other);
+        if self.faults.is(Variant::CancelledDeleted) {
+            store.remove(&id);
+        }
+        Ok(answer)
     }
 
     /// Cancels a task now, whatever its status allows (used by the HTTP receiver's faults too).
@@ -663,12 +775,30 @@ impl Reference {
 
     /// An empty task store for these faults.
     pub fn new_store(faults: &Faults) -> Arc<Mutex<Store>> {
-        let divisor = if faults.has(Fault::EarlyExpiry) {
-            10
-        } else {
-            1
+        let defaults = Policy::default();
+        let policy = Policy {
+            ttl_divisor: if faults.has(Fault::EarlyExpiry) {
+                10
+            } else {
+                1
+            },
+            max_ttl_ms: match faults.is(Variant::LowTtlCap) {
+                true => 4000,
+                false => defaults.max_ttl_ms,
+            },
+            unlimited: if faults.has(Fault::UnlimitedTtlVanishes) {
+                Unlimited::Always
+            } else if faults.is(Variant::UnlimitedTtlByDefault) {
+                Unlimited::WhenNoneAsked
+            } else {
+                Unlimited::Never
+            },
+            page_size: match faults.is(Variant::OnePerPage) {
+                true => 1,
+                false => defaults.page_size,
+            },
         };
-        Arc::new(Mutex::new(Store::new(divisor)))
+        Arc::new(Mutex::new(Store::new(policy)))
     }
 
     /// A receiver keeping its tasks in `store` (shared between sessions only by a fault).
@@ -699,6 +829,7 @@ impl Reference {
             out,
             calls: Mutex::default(),
             next_call: AtomicU64::new(0),
+            taken: Mutex::default(),
         })
     }
 
@@ -754,6 +885,7 @@ pub async fn serve_stdio(faults: Faults, hostile: Option<Hostile>) -> std::io::R
         std::process::exit(1);
     }
     let (out, mut rx) = mpsc::unbounded_channel::<Value>();
+    let log_line = faults.has(Fault::StdoutLogLine);
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
         let mut sent = 0;
@@ -763,6 +895,10 @@ pub async fn serve_stdio(faults: Faults, hostile: Option<Hostile>) -> std::io::R
                 None => {
                     let mut line = msg.to_string();
                     line.push('\n');
+                    if log_line && sent == 3 {
+                        // a print left in a handler
+                        line.push_str("reference: handled a request\n");
+                    }
                     stdout.write_all(line.as_bytes()).await.is_ok() && stdout.flush().await.is_ok()
                 }
             };

@@ -16,6 +16,40 @@ pub const POLL_INTERVAL_MS: u64 = 50;
 /// Tasks per tasks/list page (small, so pagination is exercised).
 pub const PAGE_SIZE: usize = 5;
 
+/// How the store grants ttls, deletes tasks and pages lists (faults and legal variants
+/// change it).
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    /// Tasks are deleted after ttl / this (1: at their ttl; more under the early-expiry fault).
+    pub ttl_divisor: i64,
+    /// Longest ttl granted, in ms.
+    pub max_ttl_ms: u64,
+    /// When the granted ttl is unlimited (`null`).
+    pub unlimited: Unlimited,
+    /// Tasks per tasks/list page.
+    pub page_size: usize,
+}
+
+/// When a task's ttl is unlimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unlimited {
+    Never,
+    /// When the request asks for none.
+    WhenNoneAsked,
+    Always,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
+            ttl_divisor: 1,
+            max_ttl_ms: MAX_TTL_MS,
+            unlimited: Unlimited::Never,
+            page_size: PAGE_SIZE,
+        }
+    }
+}
+
 /// How a task's underlying request ended.
 #[derive(Debug, Clone)]
 pub enum TaskOutcome {
@@ -30,7 +64,8 @@ pub struct TaskRecord {
     pub status_message: Option<String>,
     pub created: OffsetDateTime,
     pub updated: OffsetDateTime,
-    pub ttl_ms: u64,
+    /// The granted ttl; None: unlimited.
+    pub ttl_ms: Option<u64>,
     pub outcome: Option<TaskOutcome>,
     /// Becomes true when the task is terminal.
     pub done: watch::Sender<bool>,
@@ -55,31 +90,39 @@ pub struct Store {
     order: Vec<String>,
     cursors: HashMap<String, usize>,
     created: u64,
-    /// Tasks are deleted after ttl / this (1: at their ttl; more under the early-expiry fault).
-    ttl_divisor: i64,
+    policy: Policy,
 }
 
 impl Store {
-    /// An empty store deleting tasks after ttl / `ttl_divisor`.
-    pub fn new(ttl_divisor: i64) -> Store {
+    /// An empty store keeping to `policy`.
+    pub fn new(policy: Policy) -> Store {
         Store {
             tasks: HashMap::new(),
             order: Vec::new(),
             cursors: HashMap::new(),
             created: 0,
-            ttl_divisor: ttl_divisor.max(1),
+            policy: Policy {
+                ttl_divisor: policy.ttl_divisor.max(1),
+                page_size: policy.page_size.max(1),
+                ..policy
+            },
         }
     }
 
     fn expired(&self, t: &TaskRecord, now: OffsetDateTime) -> bool {
-        now - t.created > time::Duration::milliseconds(t.ttl_ms as i64 / self.ttl_divisor)
+        t.ttl_ms.is_some_and(|ttl| {
+            now - t.created > time::Duration::milliseconds(ttl as i64 / self.policy.ttl_divisor)
+        })
     }
 
     /// Creates a task in `working` with a granted ttl; returns its record.
     pub fn create(&mut self, id: String, requested_ttl: Option<u64>) -> &mut TaskRecord {
         let now = OffsetDateTime::now_utc();
         self.created += 1;
-        let ttl_ms = requested_ttl.unwrap_or(DEFAULT_TTL_MS).min(MAX_TTL_MS);
+        let ttl_ms = match (self.policy.unlimited, requested_ttl) {
+            (Unlimited::Always, _) | (Unlimited::WhenNoneAsked, None) => None,
+            (_, asked) => Some(asked.unwrap_or(DEFAULT_TTL_MS).min(self.policy.max_ttl_ms)),
+        };
         self.order.retain(|o| o != &id);
         self.order.push(id.clone());
         let record = TaskRecord {
@@ -121,12 +164,17 @@ impl Store {
         self.order.last()
     }
 
+    /// Deletes a task now.
+    pub fn remove(&mut self, id: &str) {
+        self.tasks.remove(id);
+        self.order.retain(|o| o != id);
+    }
+
     /// A live task; expired tasks are deleted on the way.
     pub fn get(&mut self, id: &str) -> Option<&mut TaskRecord> {
         let now = OffsetDateTime::now_utc();
         if self.tasks.get(id).is_some_and(|t| self.expired(t, now)) {
-            self.tasks.remove(id);
-            self.order.retain(|o| o != id);
+            self.remove(id);
         }
         self.tasks.get_mut(id)
     }
@@ -167,12 +215,27 @@ impl Store {
             .filter(|id| self.tasks.get(*id).is_some_and(|t| !self.expired(t, now)))
             .cloned()
             .collect();
-        let page: Vec<String> = live.iter().skip(start).take(PAGE_SIZE).cloned().collect();
-        let next = (start + PAGE_SIZE < live.len()).then(|| {
+        let size = self.policy.page_size;
+        let page: Vec<String> = live.iter().skip(start).take(size).cloned().collect();
+        let next = (start + size < live.len()).then(|| {
             let token = uuid::Uuid::new_v4().simple().to_string();
-            self.cursors.insert(token.clone(), start + PAGE_SIZE);
+            self.cursors.insert(token.clone(), start + size);
             token
         });
         Some((page, next))
+    }
+
+    /// Every live task that has not finished, in creation order.
+    pub fn unfinished_ids(&mut self) -> Vec<String> {
+        let now = OffsetDateTime::now_utc();
+        self.order
+            .iter()
+            .filter(|id| {
+                self.tasks
+                    .get(*id)
+                    .is_some_and(|t| !self.expired(t, now) && !t.status.is_terminal())
+            })
+            .cloned()
+            .collect()
     }
 }

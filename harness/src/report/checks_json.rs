@@ -19,7 +19,7 @@ impl RunReport {
                         Verdict::Pass => "SUCCESS",
                         Verdict::Fail | Verdict::Error => "FAILURE",
                         Verdict::Warn => "WARNING",
-                        Verdict::NotApplicable | Verdict::Untestable => "SKIPPED",
+                        Verdict::NotApplicable | Verdict::Untestable | Verdict::Consequence => "SKIPPED",
                         Verdict::Info => "INFO",
                     };
                     let mut entry = json!({
@@ -34,6 +34,8 @@ impl RunReport {
                             "level": r.map(|r| r.level.as_str()),
                             "verdict": c.verdict,
                             "message": c.message,
+                            "step": c.step,
+                            "consequenceOf": c.root,
                             "expected": c.expected,
                             "actual": c.actual,
                             "evidence": c.evidence,
@@ -42,6 +44,9 @@ impl RunReport {
                     });
                     if matches!(c.verdict, Verdict::Fail | Verdict::Error | Verdict::Warn) {
                         entry["errorMessage"] = json!(c.message);
+                    }
+                    if let Some(root) = &c.root {
+                        entry["details"]["reason"] = json!(root.to_string());
                     }
                     entry
                 })

@@ -12,7 +12,8 @@ const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#
 h1{font-size:1.4em}table{border-collapse:collapse;width:100%;margin:.5em 0}\
 td,th{border-bottom:1px solid #ddd;padding:4px 6px;text-align:left;vertical-align:top}\
 .v{font-weight:600;white-space:nowrap}.pass{color:#137333}.fail{color:#b3261e}.warn{color:#a05a00}\
-.error{color:#8e24aa}.info{color:#0b57d0}.not-applicable,.untestable{color:#777}\
+.error{color:#8e24aa}.info{color:#0b57d0}.not-applicable,.untestable,.consequence{color:#777}\
+.follows td:nth-child(2){padding-left:1.6em}\
 .exit{padding:.6em 1em;border-radius:6px;background:#f1f3f4;display:inline-block}\
 .exit.code0{background:#e6f4ea}.exit.code1{background:#fce8e6}.exit.code3{background:#fef7e0}\
 details{margin:.6em 0;border:1px solid #ddd;border-radius:6px;padding:.4em .8em}summary{cursor:pointer}\
@@ -75,6 +76,7 @@ impl RunReport {
             "warn",
             "error",
             "untestable",
+            "consequence",
             "not-applicable",
             "info",
             "pass",
@@ -98,7 +100,7 @@ impl RunReport {
                     escape(&s.id),
                     escape(&s.id),
                     escape(&c.rule),
-                    escape(&c.message),
+                    escape(&format!("{}{}", super::terminal::step_prefix(c), c.explained())),
                 ));
             }
         }
@@ -132,11 +134,21 @@ impl RunReport {
                     ),
                     _ => String::new(),
                 };
+                // a consequence sits under its root, indented
+                let follows = if c.root.is_some() {
+                    " class=\"follows\""
+                } else {
+                    ""
+                };
                 out.push_str(&format!(
-                    "<tr>{}<td>{}</td><td>{}{compared}</td></tr>\n",
+                    "<tr{follows}>{}<td>{}</td><td>{}{compared}</td></tr>\n",
                     verdict_cell(c.verdict),
                     escape(&c.rule),
-                    escape(&c.message)
+                    escape(&format!(
+                        "{}{}",
+                        super::terminal::step_prefix(c),
+                        c.explained()
+                    ))
                 ));
             }
             out.push_str("</table>\n");

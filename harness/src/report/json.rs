@@ -27,7 +27,7 @@ impl RunReport {
             "failOn": match outcome.fail_on { super::FailOn::Must => "must", super::FailOn::Should => "should" },
             "expectedFailures": outcome.expected,
             "staleBaseline": outcome.stale,
-            "totals": {"passed": t.passed, "failed": t.failed, "warnings": t.warnings, "info": t.info, "notApplicable": t.not_applicable, "untestable": t.untestable, "errors": t.errors},
+            "totals": {"passed": t.passed, "failed": t.failed, "warnings": t.warnings, "info": t.info, "notApplicable": t.not_applicable, "untestable": t.untestable, "consequences": t.consequences, "errors": t.errors},
             "rules": self.rule_verdicts().into_iter().map(|(rule, v)| {
                 let r = spec::rule(&rule);
                 json!({"id": rule, "verdict": v, "level": r.map(|r| r.level.as_str()), "link": r.map(|r| r.link())})
@@ -47,6 +47,8 @@ impl RunReport {
                         "level": r.map(|r| r.level.as_str()),
                         "link": r.map(|r| r.link()),
                         "message": c.message,
+                        "step": c.step,
+                        "consequenceOf": c.root,
                         "expected": c.expected,
                         "actual": c.actual,
                         "expectedByBaseline": outcome.fails(c) && outcome.is_expected(&s.id, c),

@@ -63,14 +63,14 @@ impl RunReport {
                         non_success(NonSuccessKind::Failure, c)
                     }
                     Verdict::Error => non_success(NonSuccessKind::Error, c),
-                    Verdict::NotApplicable | Verdict::Untestable => {
-                        skipped(format!("{}: {}", c.verdict.label(), c.message))
+                    Verdict::NotApplicable | Verdict::Untestable | Verdict::Consequence => {
+                        skipped(format!("{}: {}", c.verdict.label(), c.explained()))
                     }
                     Verdict::Pass | Verdict::Info | Verdict::Warn => TestCaseStatus::success(),
                 };
                 let mut case = TestCase::new(name, status);
                 case.set_classname(format!("taskcheck.{}", s.id));
-                case.set_system_out(format!("{}: {}", c.verdict.label(), c.message));
+                case.set_system_out(format!("{}: {}", c.verdict.label(), c.explained()));
                 suite.add_test_case(case);
             }
             if let Some(e) = &s.error {

@@ -29,10 +29,17 @@ impl RunReport {
             self.scenarios.len(),
             self.duration.as_millis()
         );
-        out.push_str("| passed | failed | warnings | info | not applicable | untestable | errors |\n|---|---|---|---|---|---|---|\n");
+        out.push_str("| passed | failed | warnings | info | not applicable | untestable | consequences | errors |\n|---|---|---|---|---|---|---|---|\n");
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} |\n\n",
-            t.passed, t.failed, t.warnings, t.info, t.not_applicable, t.untestable, t.errors
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n\n",
+            t.passed,
+            t.failed,
+            t.warnings,
+            t.info,
+            t.not_applicable,
+            t.untestable,
+            t.consequences,
+            t.errors
         ));
         if let Some(note) = self.no_tasks_note() {
             out.push_str(&format!("{note}\n\n"));
@@ -43,7 +50,12 @@ impl RunReport {
             .flat_map(|s| {
                 s.checks
                     .iter()
-                    .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Warn | Verdict::Error))
+                    .filter(|c| {
+                        matches!(
+                            c.verdict,
+                            Verdict::Fail | Verdict::Warn | Verdict::Error | Verdict::Consequence
+                        )
+                    })
                     .map(move |c| {
                         let r = spec::rule(&c.rule);
                         let baseline = if outcome.fails(c) && outcome.is_expected(&s.id, c) {
@@ -51,14 +63,20 @@ impl RunReport {
                         } else {
                             ""
                         };
+                        // a consequence sits under its root
+                        let arrow = if c.root.is_some() { "↳ " } else { "" };
                         format!(
-                            "| {}{baseline} | [`{}`]({}) | {} | `{}` | {} |\n",
+                            "| {arrow}{}{baseline} | [`{}`]({}) | {} | `{}` | {} |\n",
                             c.verdict.label(),
                             c.rule,
                             r.map(|r| r.link()).unwrap_or_default(),
                             r.map(|r| r.level.as_str()).unwrap_or_default(),
                             s.id,
-                            cell(&c.message)
+                            cell(&format!(
+                                "{}{}",
+                                super::terminal::step_prefix(c),
+                                c.explained()
+                            ))
                         )
                     })
             })

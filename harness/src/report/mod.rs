@@ -44,6 +44,8 @@ pub struct Totals {
     pub info: usize,
     pub not_applicable: usize,
     pub untestable: usize,
+    /// Observations explained by a failure already counted (never counted as failed).
+    pub consequences: usize,
     pub errors: usize,
 }
 
@@ -87,6 +89,7 @@ impl RunReport {
                 Verdict::Info => t.info += 1,
                 Verdict::NotApplicable => t.not_applicable += 1,
                 Verdict::Untestable => t.untestable += 1,
+                Verdict::Consequence => t.consequences += 1,
                 Verdict::Error => t.errors += 1,
             }
         }
@@ -223,7 +226,7 @@ impl RunReport {
 /// The one-line summary of the totals.
 pub fn totals_line(t: &Totals) -> String {
     format!(
-        "{} passed / {} failed / {} warnings / {} info / {} not-applicable / {} untestable / {} errors",
-        t.passed, t.failed, t.warnings, t.info, t.not_applicable, t.untestable, t.errors
+        "{} passed / {} failed / {} warnings / {} info / {} not-applicable / {} untestable / {} consequences / {} errors",
+        t.passed, t.failed, t.warnings, t.info, t.not_applicable, t.untestable, t.consequences, t.errors
     )
 }

@@ -13,18 +13,26 @@ fn colour_of(v: Verdict) -> &'static str {
         Verdict::Warn => "33",
         Verdict::Error => "35",
         Verdict::Info => "36",
-        Verdict::NotApplicable | Verdict::Untestable => "2",
+        Verdict::NotApplicable | Verdict::Untestable | Verdict::Consequence => "2",
     }
 }
 
 /// A verdict label padded to a column, coloured if `colour`.
 fn label(v: Verdict, colour: bool) -> String {
-    let padded = format!("{:<10}", v.label());
+    let padded = format!("{:<11}", v.label());
     if colour {
         format!("\x1b[{}m{padded}\x1b[0m", colour_of(v))
     } else {
         padded
     }
+}
+
+/// `step N: ` for a check a scenario step judged.
+pub(super) fn step_prefix(c: &crate::verdict::Check) -> String {
+    c.step
+        .as_ref()
+        .map(|s| format!("step {s}: "))
+        .unwrap_or_default()
 }
 
 impl RunReport {
@@ -45,11 +53,18 @@ impl RunReport {
                 } else {
                     ""
                 };
+                // a consequence sits under its root, indented
+                let indent = if c.root.is_some() {
+                    "      ↳ "
+                } else {
+                    "    "
+                };
                 out.push_str(&format!(
-                    "    {} {}  {}{expected}\n",
+                    "{indent}{} {}  {}{}{expected}\n",
                     label(c.verdict, colour),
                     c.rule,
-                    c.message
+                    step_prefix(c),
+                    c.explained()
                 ));
             }
             if let Some(e) = &s.error {

@@ -1,5 +1,6 @@
 //! Runs one scenario on a fresh session and judges it.
 
+mod roots;
 mod steps;
 
 use crate::fixtures::FixtureMap;
@@ -7,9 +8,9 @@ use crate::monitor;
 use crate::scenario::{ReceiverKind, Scenario};
 use crate::schema::SchemaSet;
 use crate::session::{RequestError, ServerInfo, Session};
-use crate::trace::Entry;
-use crate::transport::{Connect, Peer};
-use crate::verdict::{Check, Verdict};
+use crate::trace::{Direction, Entry};
+use crate::transport::{Cause, Closure, Connect, Peer};
+use crate::verdict::{Check, Root, Verdict};
 use crate::wire::Outcome;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -35,6 +36,24 @@ impl Limits {
     pub fn scaled(&self, ms: u64) -> Duration {
         Duration::from_millis(ms).mul_f64(self.scale)
     }
+
+    /// A request's durations stretched like every wait (`--timeout-scale`): a fixture's work
+    /// (`arguments.ms` of a tool, `metadata.delayMs` of sampling) and the requested
+    /// `task.ttl`, so what a scenario proves by timing (work still running, ttl not yet
+    /// elapsed) holds at any scale.
+    pub fn stretch_call(&self, mut params: Value) -> Value {
+        if self.scale == 1.0 {
+            return params;
+        }
+        for pointer in ["/arguments/ms", "/metadata/delayMs", "/task/ttl"] {
+            if let Some(v) = params.pointer_mut(pointer) {
+                if let Some(ms) = v.as_u64() {
+                    *v = json!(self.scaled(ms).as_millis() as u64);
+                }
+            }
+        }
+        params
+    }
 }
 
 /// Everything a run is configured with besides the scenarios and the receiver.
@@ -47,10 +66,11 @@ pub struct Config {
     pub fixtures: FixtureMap,
 }
 
-/// pollInterval is honoured within these bounds; without one, polls are 100 ms apart.
+/// pollInterval is honoured, but polls are at least 10 ms apart; without one, 100 ms apart.
 const POLL_MIN_MS: u64 = 10;
-const POLL_MAX_MS: u64 = 1000;
 const POLL_DEFAULT_MS: u64 = 100;
+/// A poll step's deadline leaves room for at least this many polls at the suggested interval.
+const POLLS_AT_LEAST: u32 = 3;
 const MAX_LIST_PAGES: usize = 1000;
 
 /// Everything one scenario produced.
@@ -70,16 +90,102 @@ pub struct ScenarioRun {
 enum Stop {
     /// A step without a rule failed: the remaining rules are untestable.
     Prerequisite(String),
-    /// The connection failed: the remaining rules are errors.
-    Transport(String),
+    /// The connection ended; whose doing it was decides whether that is a verdict.
+    Closed(Closure),
+    /// The receiver stopped answering: a request timed out, and a ping after it too.
+    Hung(String),
+    /// taskcheck could not go on (no initialize, a second session it cannot open).
+    Harness(String),
 }
 
 impl From<RequestError> for Stop {
     fn from(e: RequestError) -> Stop {
         match e {
-            RequestError::Closed(_) => Stop::Transport(e.to_string()),
+            RequestError::Closed(closure) => Stop::Closed(closure),
             RequestError::Timeout { .. } => Stop::Prerequisite(e.to_string()),
         }
+    }
+}
+
+/// How the scenario's steps ended early, if they did: the verdict of every rule not judged
+/// yet, why, and the failure that explains it (a receiver that went away).
+struct Ending {
+    verdict: Verdict,
+    why: String,
+    /// The answer that ended the steps, if one did (a failed prerequisite's).
+    evidence: Option<u64>,
+    /// The check the ending itself is (`wire.survives`, or the stdio transport's rule).
+    root: Option<Check>,
+}
+
+/// Stderr lines of the receiver shown with a failure that ends a scenario.
+const STDERR_TAIL: usize = 8;
+
+impl Ending {
+    /// The ending a stop means, once the receiver is initialized.
+    fn of(stop: Stop, trace: &[Entry], label: &str) -> Ending {
+        let step = (!label.is_empty()).then(|| label.to_string());
+        let verdict_on_receiver = |rule: &str, why: String| {
+            let message = format!("{why}{}", stderr_tail(trace));
+            let evidence = trace.last().map(|e| vec![e.seq]).unwrap_or_default();
+            Ending {
+                verdict: Verdict::Untestable,
+                why: why.clone(),
+                evidence: None,
+                root: Some(Check {
+                    step: step.clone(),
+                    ..Check::judged(rule, false, message, evidence)
+                }),
+            }
+        };
+        match stop {
+            Stop::Prerequisite(why) => Ending {
+                verdict: Verdict::Untestable,
+                why: format!("prerequisite failed: {why}"),
+                evidence: None,
+                root: None,
+            },
+            Stop::Closed(c) if c.cause == Cause::ReceiverGone => {
+                verdict_on_receiver(SURVIVES_RULE, c.why)
+            }
+            Stop::Closed(c) if c.cause == Cause::InvalidOutput => {
+                verdict_on_receiver(STDOUT_RULE, c.why)
+            }
+            Stop::Hung(why) => verdict_on_receiver(SURVIVES_RULE, why),
+            Stop::Closed(c) => Ending {
+                verdict: Verdict::Error,
+                why: c.why,
+                evidence: None,
+                root: None,
+            },
+            Stop::Harness(why) => Ending {
+                verdict: Verdict::Error,
+                why,
+                evidence: None,
+                root: None,
+            },
+        }
+    }
+}
+
+/// The rule a receiver breaks by going away or no longer answering mid-scenario.
+pub const SURVIVES_RULE: &str = "wire.survives";
+/// The stdio transport's rule against stdout output that is no MCP message.
+pub const STDOUT_RULE: &str = "transport.stdio.stdout-only-mcp";
+
+/// The last lines the receiver wrote on stderr, as a suffix of a message.
+fn stderr_tail(trace: &[Entry]) -> String {
+    let lines: Vec<&str> = trace
+        .iter()
+        .filter(|e| e.dir == Direction::Stderr)
+        .filter_map(|e| e.text.as_deref())
+        .collect();
+    match lines.len() {
+        0 => String::new(),
+        n => format!(
+            "; the last of its stderr: {}",
+            lines[n.saturating_sub(STDERR_TAIL)..].join(" | ")
+        ),
     }
 }
 
@@ -120,6 +226,7 @@ pub async fn run_scenario<C: Connect>(
         .timeout_ms
         .map(|ms| limits.scaled(ms))
         .unwrap_or(limits.scenario);
+    let mut state = State::default();
     let body = async {
         let caps = scenario
             .client_capabilities
@@ -129,13 +236,13 @@ pub async fn run_scenario<C: Connect>(
             ReceiverKind::Server => session.initialize(caps.clone()).await,
             ReceiverKind::Client => session.accept(json!({})).await,
         }
-        .map_err(Stop::Transport)?;
+        .map_err(Stop::Harness)?;
         run.server = Some(info.clone());
         if let Some(skip) = transport_needs(connector, scenario) {
-            return Ok(Body::Skipped(skip));
+            return Ok(Some(skip));
         }
-        if let Some(skip) = prerequisites(&session, scenario, &info, &config.fixtures).await? {
-            return Ok(Body::Skipped(skip));
+        if let Some(skip) = prerequisites(&session, scenario, &info, config).await? {
+            return Ok(Some(skip));
         }
         let peer_b = match scenario.uses_peer_b() {
             true => Some(second_session(connector, &session, limits, caps).await?),
@@ -145,45 +252,46 @@ pub async fn run_scenario<C: Connect>(
             session: &session,
             peer_b: peer_b.as_ref(),
             config,
+            mapped: scenario
+                .requires
+                .tools
+                .iter()
+                .any(|r| config.fixtures.maps(r)),
         };
-        let mut state = State::default();
-        let stopped = exec.run_steps(&scenario.steps, &mut state).await.err();
-        Ok::<_, Stop>(Body::Ran(
-            state,
-            stopped.map(|s| match s {
-                Stop::Prerequisite(why) => {
-                    (Verdict::Untestable, format!("prerequisite failed: {why}"))
-                }
-                Stop::Transport(why) => (Verdict::Error, why),
-            }),
-        ))
+        exec.run_steps(&scenario.steps, &mut state).await?;
+        Ok::<_, Stop>(None)
     };
-    let outcome = match tokio::time::timeout(deadline, body).await {
-        Ok(Ok(done)) => done,
-        Ok(Err(Stop::Transport(why) | Stop::Prerequisite(why))) => {
-            Body::Ran(State::default(), Some((Verdict::Error, why)))
-        }
-        Err(_) => Body::Ran(
-            State::default(),
-            Some((
-                Verdict::Error,
-                format!("scenario deadline of {} ms passed", deadline.as_millis()),
-            )),
-        ),
-    };
+    let outcome = tokio::time::timeout(deadline, body).await;
     run.trace = session.trace.entries();
     drop(session);
-    let stopped = match outcome {
-        Body::Skipped((verdict, why)) => {
+    let initialized = run.server.is_some();
+    let ending = match outcome {
+        Ok(Ok(Some((verdict, why)))) => {
             run.checks = all_rules(verdict, &why);
             run.duration = start.elapsed();
             return run;
         }
-        Body::Ran(state, stopped) => {
-            run.checks = state.checks;
-            stopped
+        Ok(Ok(None)) => None,
+        Ok(Err(stop)) if initialized => Some(Ending {
+            evidence: state.last_answer(),
+            ..Ending::of(stop, &run.trace, &state.label)
+        }),
+        Ok(Err(Stop::Prerequisite(why) | Stop::Hung(why) | Stop::Harness(why))) => {
+            Some(Ending::of(Stop::Harness(why), &run.trace, ""))
         }
+        Ok(Err(Stop::Closed(c))) => Some(Ending::of(Stop::Harness(c.why), &run.trace, "")),
+        Err(_) => Some(Ending::of(
+            Stop::Harness(format!(
+                "scenario deadline of {} ms passed",
+                deadline.as_millis()
+            )),
+            &run.trace,
+            "",
+        )),
     };
+    run.checks = std::mem::take(&mut state.checks);
+    let mut because = Vec::new();
+    let mut vanished = Default::default();
     if let Some(server) = &run.server {
         let judgement = monitor::judge(
             &run.trace,
@@ -191,32 +299,57 @@ pub async fn run_scenario<C: Connect>(
                 capabilities: &server.capabilities,
                 official: config.official.as_deref(),
                 breaks: &scenario.breaks,
+                authorization: connector.distinct_auth(),
             },
         );
+        because = vec![None; run.checks.len()];
+        because.extend(judgement.because);
         run.checks.extend(judgement.checks);
+        vanished = judgement.vanished;
         if let Some(first) = judgement.harness_errors.first() {
             run.error = Some(format!("{}: {}", first.rule, first.message));
         }
         run.checks.extend(judgement.harness_errors);
     }
-    if let Some((Verdict::Error, why)) = &stopped {
+    let ending_root = ending.as_ref().and_then(|e| e.root.clone());
+    if let Some(root) = &ending_root {
+        run.checks.push(root.clone());
+    }
+    if let Some(Ending {
+        verdict: Verdict::Error,
+        why,
+        ..
+    }) = &ending
+    {
         run.error = Some(why.clone());
     }
     let judged: BTreeSet<String> = run.checks.iter().map(|c| c.rule.clone()).collect();
     for rule in scenario.rules.iter().filter(|r| !judged.contains(*r)) {
-        run.checks.push(match &stopped {
-            Some((verdict, why)) => Check::with(rule, *verdict, why.clone()),
-            None => Check::with(rule, Verdict::Untestable, "not observed in this run"),
+        run.checks.push(match (&ending, &ending_root) {
+            (Some(e), Some(root)) => Check::with(rule, e.verdict, e.why.clone()).following(Root {
+                rule: root.rule.clone(),
+                scenario: scenario.id.clone(),
+                step: root.step.clone(),
+            }),
+            (Some(e), None) => Check {
+                evidence: e.evidence.into_iter().collect(),
+                ..Check::with(rule, e.verdict, e.why.clone())
+            },
+            (None, _) => Check::with(rule, Verdict::Untestable, "not observed in this run"),
         });
     }
+    run.checks = roots::attribute(
+        scenario,
+        run.checks,
+        &roots::Facts {
+            because: &because,
+            vanished: &vanished,
+            sent_by: &state.sent_by,
+            trace: &run.trace,
+        },
+    );
     run.duration = start.elapsed();
     run
-}
-
-/// How a scenario body ended: skipped for a missing prerequisite, or ran (maybe stopping early).
-enum Body {
-    Skipped((Verdict, String)),
-    Ran(State, Option<(Verdict, String)>),
 }
 
 /// Not-applicable when the scenario needs another transport or two authorization contexts.
@@ -254,12 +387,12 @@ async fn second_session<C: Connect>(
     let conn = connector
         .connect(Peer::B)
         .await
-        .map_err(|e| Stop::Transport(format!("the second requestor cannot connect: {e}")))?;
+        .map_err(|e| Stop::Harness(format!("the second requestor cannot connect: {e}")))?;
     let second = Session::start_with(conn, limits.request, first.trace.for_peer("b"));
     second
         .initialize(capabilities)
         .await
-        .map_err(|e| Stop::Transport(format!("the second requestor: {e}")))?;
+        .map_err(|e| Stop::Harness(format!("the second requestor: {e}")))?;
     Ok(second)
 }
 
@@ -268,8 +401,9 @@ async fn prerequisites(
     session: &Session,
     scenario: &Scenario,
     info: &ServerInfo,
-    fixtures: &FixtureMap,
+    config: &Config,
 ) -> Result<Option<(Verdict, String)>, Stop> {
+    let fixtures = &config.fixtures;
     let req = &scenario.requires;
     if let Some(missing) = req
         .capabilities
@@ -294,7 +428,7 @@ async fn prerequisites(
     if req.tools.is_empty() {
         return Ok(None);
     }
-    let tools = list_tools(session).await?;
+    let tools = list_tools(session, &config.limits).await?;
     // taskSupport means something only where tasks.requests.tools.call is declared (spec,
     // Tool-Level Negotiation, rule 1): without it, any value (or none) plays the role
     let negotiates = monitor::has_capability(&info.capabilities, "tasks.requests.tools.call");
@@ -331,6 +465,23 @@ async fn prerequisites(
     Ok(None)
 }
 
+/// After a request timed out: a receiver that does not answer a ping either has stopped
+/// answering altogether (`wire.survives`), which ends the scenario.
+async fn still_answering(
+    session: &Session,
+    limits: &Limits,
+    timeout: &RequestError,
+) -> Result<(), Stop> {
+    match session.request("ping", json!({}), limits.request).await {
+        Ok(_) => Ok(()),
+        Err(RequestError::Timeout { after, .. }) => Err(Stop::Hung(format!(
+            "the receiver stopped answering: {timeout}, nor to a ping sent after it within {} ms",
+            after.as_millis()
+        ))),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Connects once, initializes, and lists the tools: what a receiver offers before any scenario.
 pub async fn probe<C: Connect>(
     connector: &C,
@@ -342,14 +493,15 @@ pub async fn probe<C: Connect>(
         .map_err(|e| e.to_string())?;
     let session = Session::start(conn, limits.request);
     let info = session.initialize(json!({"elicitation": {}})).await?;
-    let tools = list_tools(&session).await.map_err(|e| match e {
-        Stop::Prerequisite(why) | Stop::Transport(why) => why,
+    let tools = list_tools(&session, limits).await.map_err(|e| match e {
+        Stop::Prerequisite(why) | Stop::Hung(why) | Stop::Harness(why) => why,
+        Stop::Closed(c) => c.why,
     })?;
     Ok((info, tools))
 }
 
 /// Every tool the receiver lists, following cursors.
-async fn list_tools(session: &Session) -> Result<Vec<Value>, Stop> {
+async fn list_tools(session: &Session, limits: &Limits) -> Result<Vec<Value>, Stop> {
     let mut tools = Vec::new();
     let mut cursor: Option<Value> = None;
     for _ in 0..MAX_LIST_PAGES {
@@ -357,9 +509,14 @@ async fn list_tools(session: &Session) -> Result<Vec<Value>, Stop> {
             .as_ref()
             .map(|c| json!({"cursor": c}))
             .unwrap_or(json!({}));
-        let reply = session
-            .request("tools/list", params, session.timeout)
-            .await?;
+        let reply = match session.request("tools/list", params, session.timeout).await {
+            Ok(reply) => reply,
+            Err(e @ RequestError::Timeout { .. }) => {
+                still_answering(session, limits, &e).await?;
+                return Err(e.into());
+            }
+            Err(e) => return Err(e.into()),
+        };
         let page = match reply.outcome {
             Outcome::Result(p) => p,
             e @ Outcome::Error(_) => {

@@ -125,6 +125,9 @@ pub struct Step {
     pub timeout_ms: Option<u64>,
     /// The requestor whose session sends it (`send` and `walk_list`).
     pub peer: PeerName,
+    /// Rules this step's judgement takes for granted: if one of them failed earlier in the
+    /// scenario, a failure here is shown as its consequence (one defect, one failure).
+    pub given: Vec<String>,
 }
 
 /// What a step does.
@@ -247,6 +250,8 @@ pub struct RawStep {
     pub peer: Option<PeerName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abandon_after_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub given: Vec<String>,
 }
 
 /// Options of a `walk_list` step.
@@ -315,13 +320,14 @@ impl TryFrom<RawStep> for Step {
                 "timeout_ms",
                 "peer",
                 "abandon_after_ms",
+                "given",
             ],
             "notify" => &["params"],
-            "poll" => &["until", "capture", "rule", "timeout_ms"],
+            "poll" => &["until", "capture", "rule", "timeout_ms", "given"],
             "wait" => &[],
-            "answer" => &["reply", "rule", "expect", "checks", "timeout_ms"],
-            "notification" => &["rule", "expect", "checks", "timeout_ms"],
-            "walk_list" => &["rule", "expect", "checks", "timeout_ms", "peer"],
+            "answer" => &["reply", "rule", "expect", "checks", "timeout_ms", "given"],
+            "notification" => &["rule", "expect", "checks", "timeout_ms", "given"],
+            "walk_list" => &["rule", "expect", "checks", "timeout_ms", "peer", "given"],
             _ => &[],
         };
         let present = [
@@ -338,6 +344,7 @@ impl TryFrom<RawStep> for Step {
             ("timeout_ms", raw.timeout_ms.is_some()),
             ("peer", raw.peer.is_some()),
             ("abandon_after_ms", raw.abandon_after_ms.is_some()),
+            ("given", !raw.given.is_empty()),
         ];
         if let Some((field, _)) = present.iter().find(|(f, set)| *set && !allowed.contains(f)) {
             return Err(format!("`{field}` does not apply to a `{kind_name}` step"));
@@ -408,6 +415,7 @@ impl TryFrom<RawStep> for Step {
             checks: raw.checks,
             timeout_ms: raw.timeout_ms,
             peer: raw.peer.unwrap_or_default(),
+            given: raw.given,
         })
     }
 }
@@ -421,6 +429,7 @@ impl From<Step> for RawStep {
             checks: step.checks,
             timeout_ms: step.timeout_ms,
             peer: (step.peer != PeerName::A).then_some(step.peer),
+            given: step.given,
             ..RawStep::default()
         };
         match step.kind {
@@ -486,43 +495,48 @@ fn validate_expect(e: &Expect) -> Result<(), String> {
     }
 }
 
-impl Scenario {
-    /// Every rule a step or check of this scenario judges.
-    pub fn judged_rules(&self) -> Vec<String> {
-        fn walk(steps: &[Step], out: &mut Vec<String>) {
-            for s in steps {
-                out.extend(s.rule.clone());
-                out.extend(s.checks.iter().map(|c| c.rule.clone()));
-                match &s.kind {
-                    StepKind::Send {
-                        within: Some(w), ..
-                    } => out.push(w.rule.clone()),
-                    StepKind::WalkList {
-                        next_cursor_rule: Some(r),
-                        ..
-                    } => out.push(r.clone()),
-                    _ => {}
-                }
-                if let StepKind::Parallel(inner) | StepKind::Sequence(inner) = &s.kind {
-                    walk(inner, out);
-                }
-            }
+/// Calls `f` on every step, nested ones (of `parallel` and `steps`) included.
+fn each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
+    for s in steps {
+        f(s);
+        if let StepKind::Parallel(inner) | StepKind::Sequence(inner) = &s.kind {
+            each_step(inner, f);
         }
-        let mut out = Vec::new();
-        walk(&self.steps, &mut out);
-        out
     }
 }
 
 impl Scenario {
+    /// Every rule a step or check of this scenario judges.
+    pub fn judged_rules(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        each_step(&self.steps, &mut |s| {
+            out.extend(s.rule.clone());
+            out.extend(s.checks.iter().map(|c| c.rule.clone()));
+            match &s.kind {
+                StepKind::Send {
+                    within: Some(w), ..
+                } => out.push(w.rule.clone()),
+                StepKind::WalkList {
+                    next_cursor_rule: Some(r),
+                    ..
+                } => out.push(r.clone()),
+                _ => {}
+            }
+        });
+        out
+    }
+
+    /// Every rule a step of this scenario takes for granted (`given`).
+    pub fn given_rules(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        each_step(&self.steps, &mut |s| out.extend(s.given.iter().cloned()));
+        out
+    }
+
     /// Whether some step runs on the second requestor's session.
     pub fn uses_peer_b(&self) -> bool {
-        fn walk(steps: &[Step]) -> bool {
-            steps.iter().any(|s| {
-                s.peer == PeerName::B
-                    || matches!(&s.kind, StepKind::Parallel(inner) | StepKind::Sequence(inner) if walk(inner))
-            })
-        }
-        walk(&self.steps)
+        let mut b = false;
+        each_step(&self.steps, &mut |s| b |= s.peer == PeerName::B);
+        b
     }
 }

@@ -95,6 +95,16 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             ));
         }
     }
+    for rule in scenario.given_rules() {
+        if spec::rule(&rule).is_none() {
+            let (l, c) = locate(&rule);
+            return Err(err(
+                l,
+                c,
+                format!("`given` names unknown rule id {rule:?} (see `taskcheck list`)"),
+            ));
+        }
+    }
     if scenario.steps.is_empty() {
         let (l, c) = locate("steps");
         return Err(err(l, c, "a scenario needs at least one step".into()));

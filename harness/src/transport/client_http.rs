@@ -4,7 +4,7 @@
 //! stream (kept a second for the client to open one; then the session ends); the answers to the client's own requests are the JSON
 //! bodies of their POSTs; its responses and notifications are accepted with 202.
 
-use super::{Connection, Incoming, Outgoing};
+use super::{Closure, Connection, Incoming, Outgoing};
 use crate::wire::{self, Message};
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, State};
@@ -84,7 +84,10 @@ impl Served {
                     // taskcheck has no other way to reach it: a transport error, no verdict
                     let why = "the client opened no GET stream, the only way taskcheck can send \
                                it requests (it POSTs nothing else to answer on)";
-                    let _ = served.incoming.send(Incoming::Closed(why.into())).await;
+                    let _ = served
+                        .incoming
+                        .send(Incoming::Closed(Closure::broken(why)))
+                        .await;
                 }
             });
         }
@@ -277,6 +280,9 @@ async fn on_delete(State(server): State<Arc<ClientServer>>, headers: HeaderMap) 
         return plain(StatusCode::NOT_FOUND, "unknown or missing Mcp-Session-Id");
     };
     let why = "the client ended its HTTP session (DELETE)".to_string();
-    let _ = served.incoming.send(Incoming::Closed(why)).await;
+    let _ = served
+        .incoming
+        .send(Incoming::Closed(Closure::gone(why)))
+        .await;
     StatusCode::OK.into_response()
 }

@@ -3,7 +3,7 @@
 //! id and protocol version go on every request after initialize; DELETE ends the session.
 
 use super::sse::{self, SseError};
-use super::{Connect, ConnectError, Connection, Incoming, Outgoing, Peer};
+use super::{Closure, Connect, ConnectError, Connection, Incoming, Outgoing, Peer};
 use crate::spec::PROTOCOL_VERSION;
 use crate::trace::preview;
 use crate::wire::{self, DecodeError, Message};
@@ -115,7 +115,15 @@ impl Shared {
     }
 
     async fn close(&self, why: String) {
-        let _ = self.events.send(Incoming::Closed(why)).await;
+        let _ = self
+            .events
+            .send(Incoming::Closed(Closure::broken(why)))
+            .await;
+    }
+
+    /// The server stopped taking connections (it went away).
+    async fn gone(&self, why: String) {
+        let _ = self.events.send(Incoming::Closed(Closure::gone(why))).await;
     }
 
     async fn log(&self, line: String) {
@@ -295,13 +303,12 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
     let response = match sent {
         Ok(r) => r,
         Err(e) => {
-            return shared
-                .close(format!(
-                    "cannot POST {what} to {}: {}",
-                    shared.url,
-                    error_chain(&e)
-                ))
-                .await
+            let why = format!("cannot POST {what} to {}: {}", shared.url, error_chain(&e));
+            // once the session exists, a server that no longer answers went away
+            return match e.is_connect() && method.as_deref().is_none_or(|m| m != "initialize") {
+                true => shared.gone(why).await,
+                false => shared.close(why).await,
+            };
         }
     };
     let status = response.status();

@@ -24,7 +24,7 @@ pub enum Incoming {
     /// A diagnostic line (stderr).
     Log(String),
     /// The connection ended, with the cause.
-    Closed(String),
+    Closed(Closure),
     /// HTTP: the receiver refused a raw input (`Outgoing::Raw`) with an error status and no
     /// JSON-RPC error; `id` is the input's request id, if it had one.
     Refused {
@@ -32,6 +32,50 @@ pub enum Incoming {
         status: u16,
         body: String,
     },
+}
+
+/// Whose doing the end of a connection was: it decides whether the end is a verdict on the
+/// receiver or a harness error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// The receiver went away: it exited, closed its output, or stopped taking connections.
+    ReceiverGone,
+    /// The receiver wrote something on stdout that is not a valid MCP message.
+    InvalidOutput,
+    /// Anything else: one of taskcheck's limits, an HTTP exchange it cannot follow, an answer
+    /// to a request never sent.
+    Transport,
+}
+
+/// Why a connection ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Closure {
+    pub why: String,
+    pub cause: Cause,
+}
+
+impl Closure {
+    /// The receiver went away.
+    pub fn gone(why: impl Into<String>) -> Closure {
+        Closure {
+            why: why.into(),
+            cause: Cause::ReceiverGone,
+        }
+    }
+
+    /// The transport broke for another reason.
+    pub fn broken(why: impl Into<String>) -> Closure {
+        Closure {
+            why: why.into(),
+            cause: Cause::Transport,
+        }
+    }
+}
+
+impl std::fmt::Display for Closure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
 }
 
 /// What taskcheck sends: a message, or raw text that need not be JSON-RPC (`fuzz-wire`).

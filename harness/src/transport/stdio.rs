@@ -1,6 +1,6 @@
 //! stdio transport: the receiver is a spawned command speaking newline-delimited JSON.
 
-use super::{Connect, ConnectError, Connection, Incoming, Outgoing, Peer};
+use super::{Closure, Connect, ConnectError, Connection, Incoming, Outgoing, Peer};
 use crate::trace::preview;
 use crate::wire;
 use std::collections::HashSet;
@@ -115,7 +115,7 @@ pub(super) async fn watch_exit(mut child: Child, events: mpsc::Sender<Incoming>)
     };
     // let output written just before the exit be read first
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    let _ = events.send(Incoming::Closed(why)).await;
+    let _ = events.send(Incoming::Closed(Closure::gone(why))).await;
 }
 
 /// Writes every outgoing message as one line; a failed write ends the connection.
@@ -133,9 +133,9 @@ pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
         };
         if let Err(e) = written.await {
             let _ = events
-                .send(Incoming::Closed(format!(
+                .send(Incoming::Closed(Closure::gone(format!(
                     "cannot write to the receiver's stdin: {e}"
-                )))
+                ))))
                 .await;
             return;
         }
@@ -182,8 +182,12 @@ pub(super) async fn read_messages<R: AsyncRead + Unpin>(
     loop {
         match read_bounded_line(&mut reader, limit, &mut line).await {
             Ok(None) => {
+                // an exit closes stdout too: let the exit, with its status, be reported first
+                tokio::time::sleep(std::time::Duration::from_millis(150)).await;
                 let _ = events
-                    .send(Incoming::Closed("the receiver closed its stdout".into()))
+                    .send(Incoming::Closed(Closure::gone(
+                        "the receiver closed its stdout",
+                    )))
                     .await;
                 return;
             }
@@ -212,9 +216,9 @@ pub(super) async fn read_messages<R: AsyncRead + Unpin>(
             }
             Err(e) => {
                 let _ = events
-                    .send(Incoming::Closed(format!(
+                    .send(Incoming::Closed(Closure::broken(format!(
                         "cannot read the receiver's stdout: {e}"
-                    )))
+                    ))))
                     .await;
                 return;
             }

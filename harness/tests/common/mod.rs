@@ -178,6 +178,16 @@ pub fn fault_problems(fault: &FaultInfo, code: i32, out: &str, doc: &Value) -> V
             ));
         }
     }
+    // one defect, one failure: what follows from it shows as its consequence
+    let consequences = rules_with(doc, &["consequence"]);
+    for rule in fault.follows {
+        if !consequences.iter().any(|c| c == rule) {
+            problems.push(format!(
+                "fault {}: {rule} is not shown as a consequence (consequences: {consequences:?})\n{out}",
+                fault.name
+            ));
+        }
+    }
     problems
 }
 

@@ -1,0 +1,204 @@
+//! One defect, one failure: after a scenario, each failure that a failure already reported
+//! explains becomes that root's consequence, and is placed under it.
+//!
+//! Three relations say what explains what, each written where its knowledge lives:
+//! - a step's `given` rules: the step's judgement takes them for granted (scenario file);
+//! - a monitor finding's `follows` rule (the model: a cancelled task reported otherwise breaks
+//!   `tasks.cancel.stays-cancelled` first);
+//! - a task gone before its ttl (`tasks.ttl.no-early-expiry`) explains every later answer that
+//!   says it does not exist (the expiry monitor).
+//!
+//! A consequence needs its root to be a failure of this scenario; without one it stays a failure.
+
+use super::steps::sub_label;
+use crate::scenario::{Scenario, Step, StepKind};
+use crate::trace::{Direction, Entry};
+use crate::verdict::{Check, Root, Verdict};
+use crate::wire::{self, Message};
+use std::collections::{BTreeMap, HashMap};
+
+/// The rule a task that vanished early breaks.
+const EARLY_EXPIRY: &str = "tasks.ttl.no-early-expiry";
+
+/// What the attribution knows besides the checks.
+pub(super) struct Facts<'a> {
+    /// For the first checks (the monitors' part), the rule each may follow from.
+    pub because: &'a [Option<&'static str>],
+    /// Answers about a task that vanished early, with the answer that first showed it gone.
+    pub vanished: &'a BTreeMap<u64, u64>,
+    /// The step that sent each request (or took each receiver message), by trace number.
+    pub sent_by: &'a BTreeMap<u64, String>,
+    pub trace: &'a [Entry],
+}
+
+/// The checks with every explained failure turned into its root's consequence, placed right
+/// after the root; every check that lacks a step gets the step its evidence came from.
+pub(super) fn attribute(scenario: &Scenario, checks: Vec<Check>, facts: &Facts) -> Vec<Check> {
+    let step_of = StepOf::new(facts);
+    let given = given_by_step(&scenario.steps);
+    // `because` covers the checks the monitors made, which follow the steps' own checks
+    let monitors_from = checks.len().saturating_sub(facts.because.len());
+    let mut checks: Vec<Check> = checks
+        .into_iter()
+        .map(|mut c| {
+            if c.step.is_none() {
+                c.step = c.evidence.iter().rev().find_map(|seq| step_of.label(*seq));
+            }
+            c
+        })
+        .collect();
+    let mut roots: Vec<Option<Root>> = vec![None; checks.len()];
+    for i in 0..checks.len() {
+        let c = &checks[i];
+        // a root a step named itself (its rule, judged by the same step)
+        if let Some(named) = c.root.as_ref().filter(|r| r.scenario.is_empty()) {
+            let root = checks
+                .iter()
+                .position(|r| r.rule == named.rule && r.root.is_none() && r.broke());
+            roots[i] = Some(Root {
+                rule: named.rule.clone(),
+                scenario: scenario.id.clone(),
+                step: root.and_then(|r| checks[r].step.clone()).or(c.step.clone()),
+            });
+            continue;
+        }
+        let vanished = (c.rule != EARLY_EXPIRY)
+            .then(|| c.evidence.iter().find_map(|seq| facts.vanished.get(seq)))
+            .flatten();
+        if !c.broke() {
+            // a rule left untestable by a step that met a vanished task follows from it too
+            if let (Some(first), Verdict::Untestable, None) = (vanished, c.verdict, &c.root) {
+                roots[i] = root_failure(&checks, &roots, i, EARLY_EXPIRY).map(|_| Root {
+                    rule: EARLY_EXPIRY.into(),
+                    scenario: scenario.id.clone(),
+                    step: step_of.label(*first),
+                });
+            }
+            continue;
+        }
+        let follows = i
+            .checked_sub(monitors_from)
+            .and_then(|m| facts.because.get(m).copied().flatten());
+        let root = if let Some(first) = vanished {
+            root_failure(&checks, &roots, i, EARLY_EXPIRY)
+                .map(|_| (EARLY_EXPIRY.to_string(), step_of.label(*first)))
+        } else if let Some(rule) = follows {
+            root_failure(&checks, &roots, i, rule)
+                .map(|r| (rule.to_string(), checks[r].step.clone()))
+        } else {
+            let wanted = c.step.as_ref().and_then(|s| given.get(s));
+            wanted.into_iter().flatten().find_map(|rule| {
+                // a given rule explains a failure only if it failed before it
+                root_failure(&checks[..i], &roots, i, rule)
+                    .map(|r| (rule.clone(), checks[r].step.clone()))
+            })
+        };
+        roots[i] = root.map(|(rule, step)| Root {
+            rule,
+            scenario: scenario.id.clone(),
+            step,
+        });
+    }
+    for (c, root) in checks.iter_mut().zip(&roots) {
+        if let Some(root) = root {
+            *c = Check {
+                root: None,
+                ..c.clone()
+            }
+            .following(root.clone());
+        }
+    }
+    under_their_roots(checks)
+}
+
+/// The index of a failure of `rule` that is no consequence itself (not `me`).
+fn root_failure(checks: &[Check], roots: &[Option<Root>], me: usize, rule: &str) -> Option<usize> {
+    checks
+        .iter()
+        .enumerate()
+        .position(|(j, c)| j != me && c.rule == rule && c.broke() && roots[j].is_none())
+}
+
+/// Consequences moved right after the first failure of their root rule (in order).
+fn under_their_roots(checks: Vec<Check>) -> Vec<Check> {
+    let (followers, mut out): (Vec<Check>, Vec<Check>) =
+        checks.into_iter().partition(|c| c.root.is_some());
+    for f in followers {
+        let rule = &f.root.as_ref().expect("partitioned on root").rule;
+        let at = out
+            .iter()
+            .position(|c| &c.rule == rule && c.root.is_none() && c.broke())
+            .map(|root| {
+                // after the root and the consequences already under it
+                let mut at = root + 1;
+                while out.get(at).is_some_and(|c| c.root.is_some()) {
+                    at += 1;
+                }
+                at
+            })
+            .unwrap_or(out.len());
+        out.insert(at, f);
+    }
+    out
+}
+
+/// The `given` rules of every step, by its label.
+fn given_by_step(steps: &[Step]) -> HashMap<String, Vec<String>> {
+    fn walk(steps: &[Step], outer: &str, out: &mut HashMap<String, Vec<String>>) {
+        for (i, s) in steps.iter().enumerate() {
+            let label = sub_label(outer, i);
+            if !s.given.is_empty() {
+                out.insert(label.clone(), s.given.clone());
+            }
+            match &s.kind {
+                StepKind::Sequence(inner) | StepKind::Parallel(inner) => walk(inner, &label, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    walk(steps, "", &mut out);
+    out
+}
+
+/// Which step a trace number belongs to: the step that sent it, or that sent the request it
+/// answers.
+struct StepOf<'a> {
+    sent_by: &'a BTreeMap<u64, String>,
+    /// Each answer's request, by trace number.
+    asked: HashMap<u64, u64>,
+}
+
+impl<'a> StepOf<'a> {
+    fn new(facts: &Facts<'a>) -> StepOf<'a> {
+        let mut requests: HashMap<(Option<&str>, String), u64> = HashMap::new();
+        let mut asked = HashMap::new();
+        for e in facts.trace {
+            let Some(Ok(message)) = e.message.as_ref().map(wire::classify) else {
+                continue;
+            };
+            match (e.dir, message) {
+                (Direction::Out, Message::Request { id, .. }) => {
+                    requests.insert((e.peer.as_deref(), id.to_string()), e.seq);
+                }
+                (Direction::In, Message::Response { id, .. }) => {
+                    if let Some(req) = requests.get(&(e.peer.as_deref(), id.to_string())) {
+                        asked.insert(e.seq, *req);
+                    }
+                }
+                _ => {}
+            }
+        }
+        StepOf {
+            sent_by: facts.sent_by,
+            asked,
+        }
+    }
+
+    fn label(&self, seq: u64) -> Option<String> {
+        self.sent_by
+            .get(&seq)
+            .or_else(|| self.asked.get(&seq).and_then(|r| self.sent_by.get(r)))
+            .cloned()
+    }
+}
