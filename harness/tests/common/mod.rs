@@ -10,6 +10,10 @@ use std::process::{Command, Output};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_taskcheck");
 
+/// The official 2025-11-25 schema.json, where the build found the spec texts (`build.rs`);
+/// tests that read it are ignored, saying why, where it did not.
+pub const OFFICIAL_SCHEMA: &str = concat!(env!("TASKCHECK_SPEC_DIR"), "/2025-11-25/schema.json");
+
 /// The command line of the reference receiver with some faults.
 pub fn reference(faults: &[&str]) -> String {
     with_faults("reference", faults)
