@@ -6,6 +6,8 @@ use super::faults::{Fault, Faults};
 use super::http_hostile::{self, HttpHostile};
 use super::{Reference, Store};
 use crate::spec::PROTOCOL_VERSION;
+use crate::transport::http_server::{lock, plain};
+use crate::transport::SESSION_HEADER;
 use crate::wire::{self, Message};
 use axum::body::Bytes;
 use axum::extract::State;
@@ -22,7 +24,6 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
-const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 /// Receiver messages kept for a session while no stream can carry them.
 const BACKLOG_LIMIT: usize = 1000;
@@ -45,10 +46,6 @@ struct HttpSession {
     /// Open SSE streams that may carry the receiver's own messages, the GET stream first.
     streams: Mutex<Vec<Outbox>>,
     backlog: Mutex<VecDeque<Value>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl HttpSession {
@@ -134,10 +131,6 @@ pub async fn serve_http(
         .with_state(server);
     // Ctrl-C is handled by the command line, which stops the process (exit 130)
     axum::serve(listener, app).await
-}
-
-fn plain(status: StatusCode, text: &str) -> Response {
-    (status, text.to_string()).into_response()
 }
 
 fn json_body(status: StatusCode, body: Value) -> Response {

@@ -152,6 +152,15 @@ impl Ending {
                 verdict_on_receiver(STDOUT_RULE, c.why)
             }
             Stop::Hung(why) => verdict_on_receiver(SURVIVES_RULE, why),
+            Stop::Closed(c) if c.cause == Cause::SessionEnded => Ending {
+                verdict: Verdict::Untestable,
+                why: format!(
+                    "{}: the server ended the session, as the transport lets it at any time, so the rest of the scenario cannot be judged",
+                    c.why
+                ),
+                evidence: None,
+                root: None,
+            },
             Stop::Closed(c) => Ending {
                 verdict: Verdict::Error,
                 why: c.why,

@@ -4,7 +4,8 @@
 //! stream (kept a second for the client to open one; then the session ends); the answers to the client's own requests are the JSON
 //! bodies of their POSTs; its responses and notifications are accepted with 202.
 
-use super::{Closure, Connection, Incoming, Outgoing};
+use super::http_server::{lock, plain};
+use super::{Closure, Connection, Incoming, Outgoing, SESSION_HEADER};
 use crate::wire::{self, Message};
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, State};
@@ -19,15 +20,10 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::{mpsc, oneshot};
 
-const SESSION_HEADER: &str = "mcp-session-id";
 /// Messages kept for a client while it has no GET stream open.
 const BACKLOG_LIMIT: usize = 1000;
 /// How long messages may wait for the client's GET stream before the session ends.
 const GET_STREAM_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 /// The loopback server that client receivers connect to.
 pub struct ClientServer {
@@ -184,10 +180,6 @@ impl ClientServer {
         let id = headers.get(SESSION_HEADER)?.to_str().ok()?;
         lock(&self.sessions).get(id).cloned()
     }
-}
-
-fn plain(status: StatusCode, text: &str) -> Response {
-    (status, text.to_string()).into_response()
 }
 
 async fn on_post(

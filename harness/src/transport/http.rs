@@ -3,7 +3,9 @@
 //! id and protocol version go on every request after initialize; DELETE ends the session.
 
 use super::sse::{self, SseError};
-use super::{Closure, Connect, ConnectError, Connection, Incoming, Outgoing, Peer};
+use super::{
+    Cause, Closure, Connect, ConnectError, Connection, Incoming, Outgoing, Peer, SESSION_HEADER,
+};
 use crate::spec::PROTOCOL_VERSION;
 use crate::trace::preview;
 use crate::wire::{self, DecodeError, Message};
@@ -17,7 +19,6 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 /// How often a stream that closed before its response is resumed with Last-Event-ID.
 const MAX_RESUMES: usize = 5;
@@ -119,6 +120,17 @@ impl Shared {
             .events
             .send(Incoming::Closed(Closure::broken(why)))
             .await;
+    }
+
+    /// Whether the server still takes connections (any HTTP answer to a GET will do).
+    async fn reachable(&self) -> bool {
+        let probe = self
+            .client
+            .get(self.url.clone())
+            .timeout(Duration::from_secs(1))
+            .send()
+            .await;
+        !matches!(probe, Err(e) if e.is_connect())
     }
 
     /// The server stopped taking connections (it went away).
@@ -369,9 +381,15 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
             .unwrap_or_else(|p| p.into_inner())
             .is_some()
     {
-        return shared
-            .close(format!("the session expired: {what} was answered HTTP 404"))
+        let why = format!("the session expired: {what} was answered HTTP 404");
+        let _ = shared
+            .events
+            .send(Incoming::Closed(Closure {
+                why,
+                cause: Cause::SessionEnded,
+            }))
             .await;
+        return;
     }
     // an HTTP error may carry a JSON-RPC error for the request: judge that, not the status
     if let (true, Ok(mut error)) = (is_request || raw, serde_json::from_slice::<Value>(&body)) {
@@ -451,11 +469,18 @@ async fn read_request_stream(
     }
     if !state.answered && !state.failed {
         // a response may not come on another stream: without a resumable stream it is lost
-        shared
-            .close(format!(
-                "the SSE stream answering {what} ended before its response, and could not be resumed"
-            ))
-            .await;
+        let why = format!(
+            "the SSE stream answering {what} ended before its response, and could not be resumed"
+        );
+        // a server that died ends its streams too: then it went away
+        match shared.reachable().await {
+            true => shared.close(why).await,
+            false => {
+                shared
+                    .gone(format!("{why}; the server no longer takes connections"))
+                    .await
+            }
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod client;
 pub mod client_http;
 pub mod http;
+pub mod http_server;
 pub mod served;
 pub mod sse;
 pub mod stdio;
@@ -34,6 +35,9 @@ pub enum Incoming {
     },
 }
 
+/// The Streamable HTTP header that carries the session id.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+
 /// Whose doing the end of a connection was: it decides whether the end is a verdict on the
 /// receiver or a harness error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +46,9 @@ pub enum Cause {
     ReceiverGone,
     /// The receiver wrote something on stdout that is not a valid MCP message.
     InvalidOutput,
+    /// The server ended the HTTP session (404 for its session id), which the transport lets
+    /// it do at any time: no verdict, but nothing more can be judged in that session.
+    SessionEnded,
     /// Anything else: one of taskcheck's limits, an HTTP exchange it cannot follow, an answer
     /// to a request never sent.
     Transport,

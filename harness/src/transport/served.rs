@@ -2,14 +2,19 @@
 //! scenario. The command prints the endpoint URL as the first line of its stdout (as
 //! `taskcheck reference --http` does); scenarios then run one at a time, each against a new
 //! server, so no scenario sees what an earlier one left behind. The server is killed (its
-//! whole process group) when the next scenario starts, and when taskcheck ends.
+//! whole process group) when the next scenario starts, and when taskcheck ends. Its stderr
+//! goes to the first requestor's trace, and its exit mid-scenario ends that scenario's
+//! connections as a receiver that went away.
 
 use super::http::HttpConnector;
-use super::stdio::{spawn_group, GroupGuard};
-use super::{Connect, ConnectError, Connection, Peer};
+use super::stdio::{read_log_lines, spawn_group, GroupGuard};
+use super::{Cause, Closure, Connect, ConnectError, Connection, Incoming, Peer};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::sync::Mutex;
+use tokio::sync::{mpsc, watch, Mutex};
+
+/// How long a connection that broke waits to learn whether the server exited meanwhile.
+const EXIT_GRACE: Duration = Duration::from_millis(300);
 
 /// Builds the HTTP connector of the URL a server printed.
 pub type HttpOf = Box<dyn Fn(reqwest::Url) -> Result<HttpConnector, String> + Send + Sync>;
@@ -26,6 +31,10 @@ pub struct ServedConnector {
 
 struct Served {
     http: HttpConnector,
+    /// The server's exit, once it happened.
+    exited: watch::Receiver<Option<String>>,
+    /// Its stderr lines, for the first connection that takes them.
+    stderr: Option<mpsc::Receiver<Incoming>>,
     _group: GroupGuard,
 }
 
@@ -50,8 +59,11 @@ impl ServedConnector {
     async fn start(&self) -> Result<Served, ConnectError> {
         let (mut child, group) = spawn_group(&self.command)?;
         let stdout = child.stdout.take().expect("stdout is piped");
-        let stderr = child.stderr.take().expect("stderr is piped");
-        tokio::spawn(drain(stderr));
+        let (log_tx, stderr) = mpsc::channel(1024);
+        tokio::spawn(read_log_lines(
+            child.stderr.take().expect("stderr is piped"),
+            log_tx,
+        ));
         let mut lines = BufReader::new(stdout).lines();
         let first = tokio::time::timeout(self.startup, lines.next_line()).await;
         let line = match first {
@@ -72,8 +84,13 @@ impl ServedConnector {
         };
         tokio::spawn(drain(lines.into_inner()));
         // the child is reaped when the group is killed; keep it from being killed on drop now
+        let (exit_tx, exited) = watch::channel(None);
         tokio::spawn(async move {
-            let _ = child.wait().await;
+            let status = match child.wait().await {
+                Ok(status) => status.to_string(),
+                Err(e) => format!("cannot wait for it: {e}"),
+            };
+            let _ = exit_tx.send(Some(status));
         });
         let url = reqwest::Url::parse(line.trim()).map_err(|e| {
             ConnectError(format!(
@@ -85,8 +102,56 @@ impl ServedConnector {
         let http = (self.http)(url).map_err(ConnectError)?;
         Ok(Served {
             http,
+            exited,
+            stderr: Some(stderr),
             _group: group,
         })
+    }
+}
+
+/// The server's exit status, once it exited (None if no one will ever say).
+async fn exit_of(exited: &mut watch::Receiver<Option<String>>) -> Option<String> {
+    exited.wait_for(Option::is_some).await.ok()?.clone()
+}
+
+/// Passes a connection's events on, with the server's stderr lines, and says the receiver
+/// went away when the server exited (a stream it broke by exiting says so too).
+async fn forward(
+    mut inner: mpsc::Receiver<Incoming>,
+    mut stderr: Option<mpsc::Receiver<Incoming>>,
+    mut exited: watch::Receiver<Option<String>>,
+    out: mpsc::Sender<Incoming>,
+) {
+    let gone = |status: &str, why: &str| {
+        Incoming::Closed(Closure::gone(format!("the server exited ({status}){why}")))
+    };
+    loop {
+        let event = tokio::select! {
+            biased;
+            event = inner.recv() => match event {
+                Some(Incoming::Closed(c)) if c.cause == Cause::Transport => {
+                    match tokio::time::timeout(EXIT_GRACE, exit_of(&mut exited)).await {
+                        Ok(Some(status)) => gone(&status, &format!(": {}", c.why)),
+                        _ => Incoming::Closed(c),
+                    }
+                }
+                Some(event) => event,
+                None => return,
+            },
+            Some(line) = async { match stderr.as_mut() { Some(s) => s.recv().await, None => None } } => line,
+            Some(status) = exit_of(&mut exited) => {
+                // what the server wrote before it exited comes first
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                while let Ok(event) = inner.try_recv() {
+                    let _ = out.send(event).await;
+                }
+                let _ = out.send(gone(&status, "")).await;
+                return;
+            }
+        };
+        if out.send(event).await.is_err() {
+            return;
+        }
     }
 }
 
@@ -104,8 +169,16 @@ impl Connect for ServedConnector {
             *current = None;
             *current = Some(self.start().await?);
         }
-        let served = current.as_ref().expect("a server was just started");
-        served.http.connect(peer).await
+        let served = current.as_mut().expect("a server was just started");
+        let mut conn = served.http.connect(peer).await?;
+        let (tx, rx) = mpsc::channel(1024);
+        let stderr = match peer {
+            Peer::A => served.stderr.take(),
+            Peer::B => None,
+        };
+        tokio::spawn(forward(conn.incoming, stderr, served.exited.clone(), tx));
+        conn.incoming = rx;
+        Ok(conn)
     }
 
     fn describe(&self) -> String {
