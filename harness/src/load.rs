@@ -298,11 +298,21 @@ impl Run<'_> {
         loop {
             let got = self.ask("tasks/get", json!({"taskId": id})).await?;
             self.note(|r| r.get.record(got.elapsed));
-            let Outcome::Result(t) = &got.outcome else {
-                return Err(format!(
-                    "tasks.ttl.no-early-expiry: tasks/get of a live task failed: {}",
-                    crate::matcher::short(outcome_value(&got.outcome))
-                ));
+            let t = match &got.outcome {
+                Outcome::Result(t) => t,
+                // only an answer saying the task does not exist is evidence of early expiry
+                Outcome::Error(e) if wire::says_task_not_found("tasks/get", e) => {
+                    return Err(format!(
+                        "tasks.ttl.no-early-expiry: tasks/get says a live task does not exist: {}",
+                        crate::matcher::short(e)
+                    ))
+                }
+                Outcome::Error(e) => {
+                    return Err(format!(
+                        "tasks/get of a live task answered an error: {}",
+                        crate::matcher::short(e)
+                    ))
+                }
             };
             observe(&mut model, t, Source::Get, &got)?;
             let status = t.get("status").and_then(Value::as_str).unwrap_or_default();
@@ -312,11 +322,12 @@ impl Run<'_> {
                 }
                 break;
             }
+            // pollInterval is honoured (requestors SHOULD), polls at least 10 ms apart
             let poll = t
                 .get("pollInterval")
                 .and_then(Value::as_u64)
                 .unwrap_or(100)
-                .clamp(10, 1000);
+                .max(10);
             tokio::time::sleep(Duration::from_millis(poll)).await;
         }
         let result = self.ask("tasks/result", json!({"taskId": id})).await?;

@@ -125,11 +125,22 @@ fn shown(outcome: &Outcome) -> String {
     }
 }
 
-/// The rule, and the error code, a well-formed request of this class is answered with.
-fn wanted_code(class: Class) -> Option<(&'static str, i64)> {
-    match class {
+/// The rule, and the error code, a well-formed request of this input's class is answered
+/// with. A `taskId` that is a string names no task (unknown-task-id); one that is absent or
+/// of another type makes the request malformed (malformed-task-param).
+fn wanted_code(input: &Input) -> Option<(&'static str, i64)> {
+    let string_id = || {
+        input.lines.iter().any(|l| {
+            serde_json::from_str::<Value>(l)
+                .is_ok_and(|v| v.pointer("/params/taskId").is_some_and(Value::is_string))
+        })
+    };
+    match input.class {
         Class::UnknownMethod => Some(("wire.method-not-found", code::METHOD_NOT_FOUND)),
-        Class::BadTaskId => Some(("tasks.errors.unknown-task-id", code::INVALID_PARAMS)),
+        Class::BadTaskId if string_id() => {
+            Some(("tasks.errors.unknown-task-id", code::INVALID_PARAMS))
+        }
+        Class::BadTaskId => Some(("tasks.errors.malformed-task-param", code::INVALID_PARAMS)),
         Class::BadCursor => Some(("tasks.errors.bad-cursor", code::INVALID_PARAMS)),
         Class::BadTaskParam => Some(("tasks.errors.malformed-task-param", code::INVALID_PARAMS)),
         _ => None,
@@ -179,7 +190,7 @@ fn judge_answer(input: &Input, answer: Option<&(u64, Outcome)>, waited: Duration
         | Class::OddTtl => {
             let mut checks = vec![answered("wire.answers-requests")];
             // a missing answer is judged once, above, not again as a wrong code
-            if let (Some(_), Some((rule, wanted))) = (answer, wanted_code(input.class)) {
+            if let (Some(_), Some((rule, wanted))) = (answer, wanted_code(input)) {
                 checks.push(coded(rule, &[wanted], false));
             }
             checks

@@ -127,11 +127,14 @@ impl RunReport {
             })
             .collect();
         let mut unexpected = 0;
+        // a defect every session shows (a guessable id) fails one rule in many scenarios
+        let mut unexpected_rules = BTreeSet::new();
         for (scenario, rule) in &failing {
             if baseline.is_some_and(|b| b.lists(scenario, rule)) {
                 outcome.expected.insert(format!("{scenario}:{rule}"));
             } else {
                 unexpected += 1;
+                unexpected_rules.insert(rule.as_str());
             }
         }
         if let Some(b) = baseline {
@@ -156,12 +159,15 @@ impl RunReport {
                 )
             } else if unexpected > 0 {
                 let kind = match fail_on {
-                    FailOn::Must => "MUST-level check(s) failed".to_string(),
-                    FailOn::Should => "check(s) failed or warned (--fail-on should)".to_string(),
+                    FailOn::Must => "MUST-level rule(s) failed",
+                    FailOn::Should => "rule(s) failed or warned (--fail-on should)",
                 };
                 (
                     exit::NONCONFORMANT,
-                    format!("non-conformant: {unexpected} {kind}"),
+                    format!(
+                        "non-conformant: {} {kind}, in {unexpected} check(s)",
+                        unexpected_rules.len()
+                    ),
                 )
             } else if !outcome.stale.is_empty() {
                 (
