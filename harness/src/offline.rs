@@ -5,7 +5,7 @@
 
 use crate::monitor;
 use crate::report::RunReport;
-use crate::runner::ScenarioRun;
+use crate::runner::{roots, ScenarioRun};
 use crate::scenario::Scenario;
 use crate::schema::SchemaSet;
 use crate::session::ServerInfo;
@@ -106,12 +106,24 @@ pub fn judge(
                     authorization: false,
                 },
             );
+            // what the monitors' own relations explain is shown as consequences, as live
+            let checks = roots::attribute(
+                &id,
+                &Default::default(),
+                judgement.checks,
+                &roots::Facts {
+                    because: &judgement.because,
+                    vanished: &judgement.vanished,
+                    sent_by: &Default::default(),
+                    trace: &trace,
+                },
+            );
             ScenarioRun {
                 title: known
                     .map(|s| format!("{} (recorded)", s.title))
                     .unwrap_or_else(|| "a recorded session".into()),
                 id,
-                checks: judgement.checks,
+                checks,
                 error: None,
                 server,
                 duration: Duration::from_millis(trace.last().map(|e| e.t_ms).unwrap_or(0)),

@@ -1,6 +1,6 @@
 //! Runs one scenario on a fresh session and judges it.
 
-mod roots;
+pub mod roots;
 mod steps;
 
 use crate::fixtures::FixtureMap;
@@ -332,9 +332,17 @@ pub async fn run_scenario<C: Connect>(
     {
         run.error = Some(why.clone());
     }
-    let judged: BTreeSet<String> = run.checks.iter().map(|c| c.rule.clone()).collect();
+    let mut judged: BTreeSet<String> = run.checks.iter().map(|c| c.rule.clone()).collect();
+    // the step the ending interrupted is not judged, even if its rule was earlier
+    let interrupted = scenario
+        .labelled_steps()
+        .into_iter()
+        .find(|(label, _)| ending.is_some() && *label == state.label)
+        .and_then(|(_, s)| s.rule.clone());
+    judged.retain(|r| Some(r) != interrupted.as_ref());
     for rule in scenario.rules.iter().filter(|r| !judged.contains(*r)) {
-        run.checks.push(match (&ending, &ending_root) {
+        let step = (Some(rule) == interrupted.as_ref()).then(|| state.label.clone());
+        let check = match (&ending, &ending_root) {
             (Some(e), Some(root)) => Check::with(rule, e.verdict, e.why.clone()).following(Root {
                 rule: root.rule.clone(),
                 scenario: scenario.id.clone(),
@@ -345,10 +353,13 @@ pub async fn run_scenario<C: Connect>(
                 ..Check::with(rule, e.verdict, e.why.clone())
             },
             (None, _) => Check::with(rule, Verdict::Untestable, "not observed in this run"),
-        });
+        };
+        run.checks.push(Check { step, ..check });
     }
+    because.resize(run.checks.len(), None);
     run.checks = roots::attribute(
-        scenario,
+        &scenario.id,
+        &roots::given_by_step(scenario),
         run.checks,
         &roots::Facts {
             because: &because,

@@ -10,8 +10,7 @@
 //!
 //! A consequence needs its root to be a failure of this scenario; without one it stays a failure.
 
-use super::steps::sub_label;
-use crate::scenario::{Scenario, Step, StepKind};
+use crate::scenario::Scenario;
 use crate::trace::{Direction, Entry};
 use crate::verdict::{Check, Root, Verdict};
 use crate::wire::{self, Message};
@@ -21,8 +20,8 @@ use std::collections::{BTreeMap, HashMap};
 const EARLY_EXPIRY: &str = "tasks.ttl.no-early-expiry";
 
 /// What the attribution knows besides the checks.
-pub(super) struct Facts<'a> {
-    /// For the first checks (the monitors' part), the rule each may follow from.
+pub struct Facts<'a> {
+    /// For each check (by index; missing at the end: none), the rule it may follow from.
     pub because: &'a [Option<&'static str>],
     /// Answers about a task that vanished early, with the answer that first showed it gone.
     pub vanished: &'a BTreeMap<u64, u64>,
@@ -31,13 +30,16 @@ pub(super) struct Facts<'a> {
     pub trace: &'a [Entry],
 }
 
-/// The checks with every explained failure turned into its root's consequence, placed right
-/// after the root; every check that lacks a step gets the step its evidence came from.
-pub(super) fn attribute(scenario: &Scenario, checks: Vec<Check>, facts: &Facts) -> Vec<Check> {
+/// The checks of scenario `id` with every explained failure turned into its root's
+/// consequence, placed right after the root; every check that lacks a step gets the step its
+/// evidence came from. `given` holds each step's `given` rules by label ([`given_by_step`]).
+pub fn attribute(
+    id: &str,
+    given: &HashMap<String, Vec<String>>,
+    checks: Vec<Check>,
+    facts: &Facts,
+) -> Vec<Check> {
     let step_of = StepOf::new(facts);
-    let given = given_by_step(&scenario.steps);
-    // `because` covers the checks the monitors made, which follow the steps' own checks
-    let monitors_from = checks.len().saturating_sub(facts.because.len());
     let mut checks: Vec<Check> = checks
         .into_iter()
         .map(|mut c| {
@@ -57,7 +59,7 @@ pub(super) fn attribute(scenario: &Scenario, checks: Vec<Check>, facts: &Facts) 
                 .position(|r| r.rule == named.rule && r.root.is_none() && r.broke());
             roots[i] = Some(Root {
                 rule: named.rule.clone(),
-                scenario: scenario.id.clone(),
+                scenario: id.to_string(),
                 step: root.and_then(|r| checks[r].step.clone()).or(c.step.clone()),
             });
             continue;
@@ -70,15 +72,13 @@ pub(super) fn attribute(scenario: &Scenario, checks: Vec<Check>, facts: &Facts) 
             if let (Some(first), Verdict::Untestable, None) = (vanished, c.verdict, &c.root) {
                 roots[i] = root_failure(&checks, &roots, i, EARLY_EXPIRY).map(|_| Root {
                     rule: EARLY_EXPIRY.into(),
-                    scenario: scenario.id.clone(),
+                    scenario: id.to_string(),
                     step: step_of.label(*first),
                 });
             }
             continue;
         }
-        let follows = i
-            .checked_sub(monitors_from)
-            .and_then(|m| facts.because.get(m).copied().flatten());
+        let follows = facts.because.get(i).copied().flatten();
         let root = if let Some(first) = vanished {
             root_failure(&checks, &roots, i, EARLY_EXPIRY)
                 .map(|_| (EARLY_EXPIRY.to_string(), step_of.label(*first)))
@@ -95,7 +95,7 @@ pub(super) fn attribute(scenario: &Scenario, checks: Vec<Check>, facts: &Facts) 
         };
         roots[i] = root.map(|(rule, step)| Root {
             rule,
-            scenario: scenario.id.clone(),
+            scenario: id.to_string(),
             step,
         });
     }
@@ -142,23 +142,14 @@ fn under_their_roots(checks: Vec<Check>) -> Vec<Check> {
     out
 }
 
-/// The `given` rules of every step, by its label.
-fn given_by_step(steps: &[Step]) -> HashMap<String, Vec<String>> {
-    fn walk(steps: &[Step], outer: &str, out: &mut HashMap<String, Vec<String>>) {
-        for (i, s) in steps.iter().enumerate() {
-            let label = sub_label(outer, i);
-            if !s.given.is_empty() {
-                out.insert(label.clone(), s.given.clone());
-            }
-            match &s.kind {
-                StepKind::Sequence(inner) | StepKind::Parallel(inner) => walk(inner, &label, out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = HashMap::new();
-    walk(steps, "", &mut out);
-    out
+/// The `given` rules of every step of a scenario, by the step's label.
+pub fn given_by_step(scenario: &Scenario) -> HashMap<String, Vec<String>> {
+    scenario
+        .labelled_steps()
+        .into_iter()
+        .filter(|(_, s)| !s.given.is_empty())
+        .map(|(label, s)| (label, s.given.clone()))
+        .collect()
 }
 
 /// Which step a trace number belongs to: the step that sent it, or that sent the request it

@@ -4,7 +4,7 @@ use super::{
     still_answering, Config, Stop, MAX_LIST_PAGES, POLLS_AT_LEAST, POLL_DEFAULT_MS, POLL_MIN_MS,
 };
 use crate::matcher::{self, Vars};
-use crate::scenario::{Expect, PeerName, Step, StepKind};
+use crate::scenario::{step_label, Expect, PeerName, Step, StepKind};
 use crate::session::{Inbound, Inbox, Reply, RequestError, Session};
 use crate::spec::{self, Level};
 use crate::verdict::{Check, Root, Verdict};
@@ -198,7 +198,7 @@ impl<'a> Exec<'a> {
         Box::pin(async move {
             let outer = state.label.clone();
             for (i, step) in steps.iter().enumerate() {
-                state.label = sub_label(&outer, i);
+                state.label = step_label(&outer, i);
                 self.run_step(step, state).await?;
             }
             state.label = outer;
@@ -391,7 +391,7 @@ impl<'a> Exec<'a> {
             }
             StepKind::Parallel(branches) => {
                 let mut states: Vec<State> = (0..branches.len())
-                    .map(|i| state.branch(sub_label(&state.label, i)))
+                    .map(|i| state.branch(step_label(&state.label, i)))
                     .collect();
                 let results = futures::future::join_all(
                     branches
@@ -502,6 +502,18 @@ impl<'a> Exec<'a> {
                     state.vars.insert(name.clone(), task);
                 }
                 return state.judge(&step.rule, true, format!("task reached {status}"), evidence);
+            }
+            // a terminal status never changes: waiting on would only poll it again
+            if crate::model::TaskStatus::parse(&status).is_some_and(|s| s.is_terminal()) {
+                return state.judge(
+                    &step.rule,
+                    false,
+                    format!(
+                        "task {task_id} reached {status}, a terminal status, not {}",
+                        until.join("|")
+                    ),
+                    evidence,
+                );
             }
             // pollInterval is honoured (requestors SHOULD): a long one stretches the poll's
             // deadline to a few polls, the scenario's own deadline still bounding it
@@ -743,14 +755,6 @@ struct ListChecks<'a> {
     contains: &'a Option<String>,
     lacks: &'a Option<String>,
     next_cursor_rule: &'a Option<String>,
-}
-
-/// The label of the `i`th (from 0) step inside the step labelled `outer` (empty: top level).
-pub(super) fn sub_label(outer: &str, i: usize) -> String {
-    match outer {
-        "" => (i + 1).to_string(),
-        _ => format!("{outer}.{}", i + 1),
-    }
 }
 
 /// The task ids a `${var}` holds (a string or an array); none without a var.

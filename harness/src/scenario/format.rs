@@ -505,7 +505,32 @@ fn each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
     }
 }
 
+/// The label of the `i`th (from 0) step inside the step labelled `outer` (empty: the top
+/// level): `3`, or `5.2` for the second step inside step 5.
+pub fn step_label(outer: &str, i: usize) -> String {
+    match outer {
+        "" => (i + 1).to_string(),
+        _ => format!("{outer}.{}", i + 1),
+    }
+}
+
 impl Scenario {
+    /// Every step with its label, nested ones included, in order.
+    pub fn labelled_steps(&self) -> Vec<(String, &Step)> {
+        fn walk<'a>(steps: &'a [Step], outer: &str, out: &mut Vec<(String, &'a Step)>) {
+            for (i, s) in steps.iter().enumerate() {
+                let label = step_label(outer, i);
+                out.push((label.clone(), s));
+                if let StepKind::Parallel(inner) | StepKind::Sequence(inner) = &s.kind {
+                    walk(inner, &label, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.steps, "", &mut out);
+        out
+    }
+
     /// Every rule a step or check of this scenario judges.
     pub fn judged_rules(&self) -> Vec<String> {
         let mut out = Vec::new();
