@@ -4,17 +4,24 @@
 # a changed verdict fails, with the lines that changed (committed -> now).
 #   interop/run.sh             compare (what CI runs)
 #   interop/run.sh --update    rewrite the committed reports instead
-# TASKCHECK (default target/debug/taskcheck) is the binary used. SDK installs are cached under
-# interop/.cache/, interop/typescript/node_modules/ and interop/rust/target/ (not committed);
-# delete them to reinstall.
+# TASKCHECK (default target/debug/taskcheck) is the binary used. SDK installs and the Rust
+# fixture's build are cached outside the checkout, keyed by their lock files, under
+# TASKCHECK_INTEROP_CACHE (default ~/.cache/taskcheck-interop), so a fresh clone (CI's) reuses
+# them; delete that folder to reinstall. This run's reports go to interop/.cache/ (ignored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 taskcheck=${TASKCHECK:-target/debug/taskcheck}
 update=0
 [[ ${1:-} == --update ]] && update=1
+installs=${TASKCHECK_INTEROP_CACHE:-$HOME/.cache/taskcheck-interop}
 cache=interop/.cache
-mkdir -p "$cache"
+mkdir -p "$cache" "$installs"
 failed=0
+
+# key FILE: a short hash of a lock file, naming the install made from it
+key() {
+  sha256sum "$1" | cut -c1-12
+}
 
 # check NAME TRANSPORT COMMAND ARGS...: one run (`run` for a server, `client` for a client),
 # its reports, and the comparison
@@ -49,18 +56,19 @@ check() {
 # venv DIR REQUIREMENTS: a virtualenv with exactly these packages, made once
 venv() {
   if [[ ! -x $1/bin/python ]]; then
-    python3 -m venv "$1"
-    "$1/bin/pip" install --quiet --disable-pip-version-check -r "$2"
+    python3 -m venv "$1.partial"
+    "$1.partial/bin/pip" install --quiet --disable-pip-version-check -r "$2"
+    rm -rf "$1" && mv "$1.partial" "$1"
   fi
 }
 
 python_sdk() {
-  local py=$cache/venv-python-mcp-1.30.0
+  local py=$installs/venv-python-mcp-1.30.0-$(key interop/python/requirements.txt)
   venv "$py" interop/python/requirements.txt
   check python-mcp-1.30.0 stdio run --stdio "$py/bin/python interop/python/server.py"
   check python-mcp-1.30.0 http run --url-from "$py/bin/python interop/python/server.py --http"
   # the newest major no longer has 2025-11-25 tasks: the report must say so
-  local py2=$cache/venv-python-mcp-2.3.0
+  local py2=$installs/venv-python-mcp-2.3.0-$(key interop/python-v2/requirements.txt)
   venv "$py2" interop/python-v2/requirements.txt
   check python-mcp-2.3.0 stdio run --stdio "$py2/bin/python interop/python-v2/server.py"
   if ! grep -q "declares no \`tasks\` capability" "$cache/python-mcp-2.3.0-stdio/report.md"; then
@@ -70,9 +78,13 @@ python_sdk() {
 }
 
 typescript_sdk() {
-  if [[ ! -d interop/typescript/node_modules ]]; then
-    (cd interop/typescript && npm ci --silent --no-audit --no-fund)
+  local modules=$installs/node-$(key interop/typescript/package-lock.json)
+  if [[ ! -d $modules/node_modules ]]; then
+    rm -rf "$modules" && mkdir -p "$modules"
+    cp interop/typescript/package.json interop/typescript/package-lock.json "$modules/"
+    (cd "$modules" && npm ci --silent --no-audit --no-fund)
   fi
+  ln -sfn "$modules/node_modules" interop/typescript/node_modules
   check typescript-sdk-1.32.2 stdio run --stdio "node interop/typescript/server.mjs"
   check typescript-sdk-1.32.2 http run --url-from "node interop/typescript/server.mjs --http"
   # the SDK's Client as a task receiver: taskcheck plays its server
@@ -81,8 +93,9 @@ typescript_sdk() {
 }
 
 rust_sdk() {
-  (cd interop/rust && cargo build --release --locked --quiet)
-  local server=interop/rust/target/release/taskcheck-interop-rust
+  local target=$installs/rust-target
+  (cd interop/rust && CARGO_TARGET_DIR=$target cargo build --release --locked --quiet)
+  local server=$target/release/taskcheck-interop-rust
   check rust-rmcp-2.2.0 stdio run --stdio "$server"
   check rust-rmcp-2.2.0 http run --url-from "$server --http"
 }
