@@ -143,9 +143,45 @@ impl FixtureMap {
         FixtureMap::parse(&text, &file)
     }
 
+    /// Whether the map maps no role at all.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Whether a role is played by a tool of the receiver's own (`--fixtures`).
     pub fn maps(&self, role: &str) -> bool {
         self.0.contains_key(role)
+    }
+
+    /// Why the receiver cannot play a fixture role, given the tools it lists and whether it
+    /// negotiates `taskSupport` (it declares `tasks.requests.tools.call`); None if it can.
+    pub fn unavailable(&self, role: &str, tools: &[Value], negotiates: bool) -> Option<String> {
+        let name = self.tool_name(role);
+        let Some(tool) = tools
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+        else {
+            return Some(format!(
+                "the receiver has no tool {name:?} for the fixture role {role:?} (see `taskcheck list --fixtures`)"
+            ));
+        };
+        let declared = tool
+            .pointer("/execution/taskSupport")
+            .and_then(Value::as_str);
+        let wanted = find(role).and_then(|f| f.task_support);
+        // taskSupport means something only where tasks.requests.tools.call is declared (spec,
+        // Tool-Level Negotiation, rule 1): without it, any value (or none) plays the role
+        (negotiates && declared != wanted).then(|| {
+            let show = |s: Option<&str>| {
+                s.map(|s| format!("{s:?}"))
+                    .unwrap_or_else(|| "absent".into())
+            };
+            format!(
+                "tool {name:?} declares taskSupport {}, but the fixture role {role:?} needs {}",
+                show(declared),
+                show(wanted)
+            )
+        })
     }
 
     /// The receiver's tool that plays a role.
@@ -170,6 +206,10 @@ impl FixtureMap {
             for (key, default) in [("ms", json!(0)), ("text", json!("")), ("steps", json!(3))] {
                 vars.insert(key.into(), given.get(key).cloned().unwrap_or(default));
             }
+            // a tool that takes seconds: the same duration, exactly or rounded up
+            let ms = vars["ms"].as_u64().unwrap_or(0);
+            vars.insert("seconds".into(), json!(ms as f64 / 1000.0));
+            vars.insert("seconds_ceil".into(), json!(ms.div_ceil(1000)));
             out["arguments"] = crate::matcher::substitute(template, &vars)
                 .map_err(|e| format!("fixture mapping of {role:?}: {e}"))?;
         }
@@ -194,6 +234,15 @@ mod tests {
         assert_eq!(
             map.apply(&call).unwrap(),
             json!({"name": "wait_a_bit", "arguments": {"millis": 200, "label": "t-200"}, "task": {"ttl": 1}})
+        );
+        let seconds = FixtureMap::parse(
+            "optional_sleep:\n  tool: sleep\n  arguments: {duration: \"${seconds}\", whole: \"${seconds_ceil}\"}\n",
+            "map.yaml",
+        )
+        .unwrap();
+        assert_eq!(
+            seconds.apply(&call).unwrap()["arguments"],
+            json!({"duration": 0.2, "whole": 1})
         );
         let echo = json!({"name": "sync_echo", "arguments": {"text": "x"}});
         assert_eq!(map.apply(&echo).unwrap()["arguments"], json!({"text": "x"}));

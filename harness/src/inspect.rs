@@ -217,3 +217,52 @@ fn list_of<'a>(faults: impl Iterator<Item = &'a FaultInfo>) -> String {
         .map(|f| format!("{:<40} {:<48} {}\n", f.name, f.rules[0], f.description))
         .collect()
 }
+
+/// Before a run with `--fixtures`: which tool plays each fixture role, which roles no tool
+/// plays (and why), and the rules that leaves with no scenario to judge them.
+pub fn fixture_plan(
+    map: &crate::fixtures::FixtureMap,
+    tools: &[serde_json::Value],
+    negotiates: bool,
+    scenarios: &[Scenario],
+) -> String {
+    let mut out = String::from("fixture roles (--fixtures):\n");
+    let mut unavailable = std::collections::BTreeSet::new();
+    for role in crate::fixtures::FIXTURES.iter().map(|f| f.name) {
+        let line = match map.unavailable(role, tools, negotiates) {
+            Some(why) => {
+                unavailable.insert(role);
+                format!("unplayed: {why}")
+            }
+            None if map.maps(role) => format!("played by {:?}", map.tool_name(role)),
+            None => "played by the tool of that name".into(),
+        };
+        out.push_str(&format!("  {role:<16} {line}\n"));
+    }
+    let runs = |s: &&Scenario| {
+        s.requires.tools.is_empty()
+            || s.requires
+                .tools
+                .iter()
+                .any(|r| !unavailable.contains(r.as_str()))
+    };
+    let judged: std::collections::BTreeSet<&String> = scenarios
+        .iter()
+        .filter(runs)
+        .flat_map(|s| &s.rules)
+        .collect();
+    let left: std::collections::BTreeSet<&String> = scenarios
+        .iter()
+        .filter(|s| !runs(s))
+        .flat_map(|s| &s.rules)
+        .filter(|r| !judged.contains(r))
+        .collect();
+    if !left.is_empty() {
+        let left: Vec<&str> = left.iter().map(|r| r.as_str()).collect();
+        out.push_str(&format!(
+            "left untestable (every scenario judging them needs an unplayed role): {}\n",
+            left.join(", ")
+        ));
+    }
+    out
+}

@@ -17,7 +17,9 @@ use mcp_taskcheck::transport::http::{parse_header, HttpConnector};
 use mcp_taskcheck::transport::served::ServedConnector;
 use mcp_taskcheck::transport::stdio::{kill_all_groups, StdioConnector};
 use mcp_taskcheck::transport::Connect;
-use mcp_taskcheck::{exit, fuzzwire, inspect, load, offline, reference, spec, suite, verdict};
+use mcp_taskcheck::{
+    exit, fuzzwire, inspect, load, monitor, offline, reference, spec, suite, verdict,
+};
 use reqwest::header::HeaderMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -824,6 +826,17 @@ async fn run_suite<C: Connect + 'static>(
     let scenarios = selected_for(&args.library, &args.select, kind);
     let baseline = baseline(&args.reports, &args.library);
     let config = config(&args.judge);
+    if !config.fixtures.is_empty() && kind == ReceiverKind::Server {
+        // say up front what the mapping leaves out
+        if let Ok((info, tools)) = mcp_taskcheck::runner::probe(&connector, &config.limits).await {
+            let negotiates =
+                monitor::has_capability(&info.capabilities, "tasks.requests.tools.call");
+            eprint!(
+                "{}",
+                inspect::fixture_plan(&config.fixtures, &tools, negotiates, &scenarios)
+            );
+        }
+    }
     let jobs = jobs.or(args.jobs).unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())

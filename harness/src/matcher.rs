@@ -108,6 +108,36 @@ pub fn substitute(value: &Value, vars: &Vars) -> Result<Value, String> {
     })
 }
 
+/// The names of the captures a value uses (`${name}` and `${name.path}`, anywhere in it).
+pub fn references(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(s) => s
+            .split("${")
+            .skip(1)
+            .filter_map(|r| r.split_once('}'))
+            .map(|(inner, _)| inner.split('.').next().unwrap_or_default().to_string())
+            .collect(),
+        Value::Array(items) => items.iter().flat_map(references).collect(),
+        Value::Object(map) => map.values().flat_map(references).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The names a pattern binds with `$capture`.
+pub fn captures(pattern: &Value) -> Vec<String> {
+    match pattern {
+        Value::Object(map) => map
+            .iter()
+            .flat_map(|(k, v)| match (k.as_str(), v) {
+                ("$capture", Value::String(name)) => vec![name.clone()],
+                _ => captures(v),
+            })
+            .collect(),
+        Value::Array(items) => items.iter().flat_map(captures).collect(),
+        _ => Vec::new(),
+    }
+}
+
 fn lookup(reference: &str, vars: &Vars) -> Result<Value, String> {
     let mut parts = reference.split('.');
     let name = parts.next().unwrap_or_default();

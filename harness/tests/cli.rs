@@ -206,6 +206,39 @@ fn fixture_roles_map_to_the_receivers_own_tools() {
 }
 
 #[test]
+fn a_missing_fixture_role_leaves_out_only_the_steps_that_call_it() {
+    // sync_echo played by a tool the receiver lacks: the forbidden_echo step is still judged
+    let map = scenario_dir(
+        "fixture-one-role",
+        "map.yaml",
+        "sync_echo:\n  tool: no_such_tool\n",
+    );
+    let path = map.join("map.yaml");
+    let args = [
+        "--fixtures",
+        path.to_str().unwrap(),
+        "--scenario",
+        "tool-forbidden-task",
+    ];
+    let (code, out, doc) = run(
+        &reference(&["forbidden-accepts-task"]),
+        &args,
+        "fixture-one-role",
+    );
+    assert_eq!(code, 0, "a SHOULD broke: {out}");
+    let checks = doc["scenarios"][0]["checks"].as_array().unwrap();
+    let verdict_of_step = |step: &str| {
+        checks
+            .iter()
+            .find(|c| c["rule"] == "tasks.tool.forbidden-rejected" && c["step"] == step)
+            .map(|c| c["verdict"].as_str().unwrap().to_string())
+    };
+    assert_eq!(verdict_of_step("1").as_deref(), Some("warn"), "{out}");
+    assert_eq!(verdict_of_step("2").as_deref(), Some("untestable"), "{out}");
+    assert!(out.contains("no tool \"no_such_tool\""), "{out}");
+}
+
+#[test]
 fn a_broken_fixture_map_is_a_usage_error_with_its_position() {
     let map = scenario_dir(
         "fixture-broken",

@@ -13,7 +13,7 @@ use crate::transport::{Cause, Closure, Connect, Peer};
 use crate::verdict::{Check, Root, Verdict};
 use crate::wire::Outcome;
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use steps::{Exec, State};
@@ -250,9 +250,10 @@ pub async fn run_scenario<C: Connect>(
         if let Some(skip) = transport_needs(connector, scenario) {
             return Ok(Some(skip));
         }
-        if let Some(skip) = prerequisites(&session, scenario, &info, config).await? {
-            return Ok(Some(skip));
-        }
+        let unavailable = match prerequisites(&session, scenario, &info, config).await? {
+            Prepared::Skip(verdict, why) => return Ok(Some((verdict, why))),
+            Prepared::Run(unavailable) => unavailable,
+        };
         let peer_b = match scenario.uses_peer_b() {
             true => Some(second_session(connector, &session, limits, caps).await?),
             false => None,
@@ -266,6 +267,7 @@ pub async fn run_scenario<C: Connect>(
                 .tools
                 .iter()
                 .any(|r| config.fixtures.maps(r)),
+            unavailable: &unavailable,
         };
         exec.run_steps(&scenario.steps, &mut state).await?;
         Ok::<_, Stop>(None)
@@ -416,13 +418,20 @@ async fn second_session<C: Connect>(
     Ok(second)
 }
 
-/// Not-applicable for a missing capability, untestable for a missing or mismatched fixture tool.
+/// What a scenario may do against this receiver: not applicable (a missing capability),
+/// untestable (none of its fixture roles is played as the contract says), or run, with the
+/// roles that are not (each with why) left out step by step.
+enum Prepared {
+    Skip(Verdict, String),
+    Run(BTreeMap<String, String>),
+}
+
 async fn prerequisites(
     session: &Session,
     scenario: &Scenario,
     info: &ServerInfo,
     config: &Config,
-) -> Result<Option<(Verdict, String)>, Stop> {
+) -> Result<Prepared, Stop> {
     let fixtures = &config.fixtures;
     let req = &scenario.requires;
     if let Some(missing) = req
@@ -430,59 +439,45 @@ async fn prerequisites(
         .iter()
         .find(|c| !monitor::has_capability(&info.capabilities, c))
     {
-        return Ok(Some((
+        return Ok(Prepared::Skip(
             Verdict::NotApplicable,
             format!("the receiver does not declare {missing}"),
-        )));
+        ));
     }
     if let Some(present) = req
         .absent_capabilities
         .iter()
         .find(|c| monitor::has_capability(&info.capabilities, c))
     {
-        return Ok(Some((
+        return Ok(Prepared::Skip(
             Verdict::NotApplicable,
             format!("applies only to receivers without {present}"),
-        )));
+        ));
     }
     if req.tools.is_empty() {
-        return Ok(None);
+        return Ok(Prepared::Run(BTreeMap::new()));
     }
     let tools = list_tools(session, &config.limits).await?;
-    // taskSupport means something only where tasks.requests.tools.call is declared (spec,
-    // Tool-Level Negotiation, rule 1): without it, any value (or none) plays the role
     let negotiates = monitor::has_capability(&info.capabilities, "tasks.requests.tools.call");
-    for role in &req.tools {
-        let name = fixtures.tool_name(role);
-        let Some(tool) = tools
-            .iter()
-            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
-        else {
-            return Ok(Some((
-                Verdict::Untestable,
-                format!("the receiver has no tool {name:?} for the fixture role {role:?} (see `taskcheck list --fixtures`)"),
-            )));
-        };
-        let declared = tool
-            .pointer("/execution/taskSupport")
-            .and_then(Value::as_str);
-        let wanted = crate::fixtures::find(role).and_then(|f| f.task_support);
-        if negotiates && declared != wanted {
-            let show = |s: Option<&str>| {
-                s.map(|s| format!("{s:?}"))
-                    .unwrap_or_else(|| "absent".into())
-            };
-            return Ok(Some((
-                Verdict::Untestable,
-                format!(
-                    "tool {name:?} declares taskSupport {}, but the fixture role {role:?} needs {}",
-                    show(declared),
-                    show(wanted)
-                ),
-            )));
+    let unavailable: BTreeMap<String, String> = req
+        .tools
+        .iter()
+        .filter_map(|role| {
+            Some((
+                role.clone(),
+                fixtures.unavailable(role, &tools, negotiates)?,
+            ))
+        })
+        .collect();
+    // with none of its roles, a scenario has nothing to judge; with some, the steps that
+    // call the others are left out (tasks.tool rules, say, judge each tool on its own)
+    match unavailable.len() == req.tools.len() {
+        true => {
+            let why = unavailable.into_values().next().unwrap_or_default();
+            Ok(Prepared::Skip(Verdict::Untestable, why))
         }
+        false => Ok(Prepared::Run(unavailable)),
     }
-    Ok(None)
 }
 
 /// After a request timed out: a receiver that does not answer a ping either has stopped

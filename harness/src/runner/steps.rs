@@ -25,6 +25,9 @@ pub(super) struct Exec<'a> {
     /// which promises no more than the spec: a notification it does not send (progress is a
     /// MAY) leaves the step's rule untestable instead of failed.
     pub(super) mapped: bool,
+    /// Fixture roles the receiver does not play as the contract says, each with why: steps
+    /// that call them are left out, their rules untestable.
+    pub(super) unavailable: &'a BTreeMap<String, String>,
 }
 
 /// What one branch of steps produced.
@@ -39,6 +42,8 @@ pub(super) struct State {
     /// The trace number of the last answer this branch received: a `notification` step takes
     /// only notifications that came after it.
     last_answer: Option<u64>,
+    /// Captures a left-out step would have set, each with why it was left out.
+    missing: BTreeMap<String, String>,
 }
 
 impl State {
@@ -79,6 +84,7 @@ impl State {
             vars: self.vars.clone(),
             label,
             last_answer: self.last_answer,
+            missing: self.missing.clone(),
             ..State::default()
         }
     }
@@ -88,6 +94,7 @@ impl State {
         self.vars.extend(branch.vars);
         self.checks.extend(branch.checks);
         self.sent_by.extend(branch.sent_by);
+        self.missing.extend(branch.missing);
     }
 
     /// Records a judgement under `rule`, or stops if the step has no rule.
@@ -261,7 +268,39 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Why a step cannot run: it calls a fixture role the receiver does not play, or uses a
+    /// capture a left-out step would have set.
+    fn left_out(&self, step: &Step, state: &State) -> Option<String> {
+        if let StepKind::Send { method, params, .. } = &step.kind {
+            let role = params.get("name").and_then(Value::as_str);
+            if let Some(why) = role
+                .filter(|_| method == "tools/call")
+                .and_then(|r| self.unavailable.get(r))
+            {
+                return Some(why.clone());
+            }
+        }
+        if matches!(step.kind, StepKind::Parallel(_) | StepKind::Sequence(_)) {
+            return None;
+        }
+        step.uses().iter().find_map(|name| {
+            state
+                .missing
+                .get(name)
+                .map(|why| format!("needs ${{{name}}}: {why}"))
+        })
+    }
+
     async fn run_step(&'a self, step: &'a Step, state: &'a mut State) -> Result<(), Stop> {
+        if let Some(why) = self.left_out(step, state) {
+            for rule in step.rules() {
+                state.record(Check::with(&rule, Verdict::Untestable, why.clone()));
+            }
+            for name in step.sets() {
+                state.missing.insert(name, why.clone());
+            }
+            return Ok(());
+        }
         let subst =
             |v: &Value, vars: &Vars| matcher::substitute(v, vars).map_err(Stop::Prerequisite);
         match &step.kind {
@@ -381,11 +420,13 @@ impl<'a> Exec<'a> {
                 contains,
                 lacks,
                 next_cursor_rule,
+                page_limit_rule,
             } => {
                 let lists = ListChecks {
                     contains,
                     lacks,
                     next_cursor_rule,
+                    page_limit_rule,
                 };
                 self.walk_list(step, &lists, state).await
             }
@@ -548,8 +589,8 @@ impl<'a> Exec<'a> {
         lists: &ListChecks<'_>,
         state: &mut State,
     ) -> Result<(), Stop> {
-        let wanted = ids_in(lists.contains, &state.vars)?;
-        let unwanted = ids_in(lists.lacks, &state.vars)?;
+        let wanted = ids_in(lists.contains, state)?;
+        let unwanted = ids_in(lists.lacks, state)?;
         let walk = match self.walk(step, state).await? {
             Walked::All(walk) => walk,
             Walked::Unanswered => return Ok(()),
@@ -573,6 +614,22 @@ impl<'a> Exec<'a> {
                 },
                 evidence.clone(),
             )?;
+        }
+        if let Some(rule) = lists.page_limit_rule {
+            let held = walk.first_page.len() < PAGE_LIMIT || walk.first_has_cursor;
+            state.record(Check::judged(
+                rule,
+                held,
+                format!(
+                    "the first page holds {} task(s){}",
+                    walk.first_page.len(),
+                    match walk.first_has_cursor {
+                        true => " and has a nextCursor",
+                        false => " and no nextCursor",
+                    }
+                ),
+                walk.first_evidence.clone(),
+            ));
         }
         let mut all = walk.tasks.clone();
         if lists.contains.is_some() {
@@ -713,6 +770,10 @@ impl<'a> Exec<'a> {
     }
 }
 
+/// A first page of this many tasks or more, without a `nextCursor`, does not limit them
+/// (taskcheck's reading of "limit"; see tasks.list.paginate).
+const PAGE_LIMIT: usize = 100;
+
 /// The rule a listing that leaves out retrievable tasks breaks.
 const LIST_CONTAINS: &str = "tasks.list.contains-retrievable";
 
@@ -755,19 +816,28 @@ struct ListChecks<'a> {
     contains: &'a Option<String>,
     lacks: &'a Option<String>,
     next_cursor_rule: &'a Option<String>,
+    page_limit_rule: &'a Option<String>,
 }
 
-/// The task ids a `${var}` holds (a string or an array); none without a var.
-fn ids_in(var: &Option<String>, vars: &Vars) -> Result<Vec<String>, Stop> {
-    let Some(var) = var else {
+/// The task ids the `${var}`s of a text hold (each a string or an array), but those of
+/// captures a left-out step would have set; none without a text.
+fn ids_in(text: &Option<String>, state: &State) -> Result<Vec<String>, Stop> {
+    let Some(text) = text else {
         return Ok(Vec::new());
     };
-    Ok(
-        match matcher::substitute(&json!(var), vars).map_err(Stop::Prerequisite)? {
-            Value::Array(a) => a.iter().map(wire::id_text).collect(),
-            other => vec![wire::id_text(&other)],
-        },
-    )
+    let mut ids = Vec::new();
+    for name in matcher::references(&json!(text)) {
+        if state.missing.contains_key(&name) {
+            continue;
+        }
+        let value = matcher::substitute(&json!(format!("${{{name}}}")), &state.vars)
+            .map_err(Stop::Prerequisite)?;
+        match value {
+            Value::Array(a) => ids.extend(a.iter().map(wire::id_text)),
+            other => ids.push(wire::id_text(&other)),
+        }
+    }
+    Ok(ids)
 }
 
 /// The task ids of Task objects.

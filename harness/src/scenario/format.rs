@@ -170,6 +170,7 @@ pub enum StepKind {
         contains: Option<String>,
         lacks: Option<String>,
         next_cursor_rule: Option<String>,
+        page_limit_rule: Option<String>,
     },
     Parallel(Vec<Step>),
     Sequence(Vec<Step>),
@@ -267,6 +268,9 @@ pub struct WalkList {
     /// Rule judged on the first page: if it leaves out some `contains` task, it has a `nextCursor`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor_rule: Option<String>,
+    /// Rule judged on the first page: it holds fewer than 100 tasks, or has a `nextCursor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_limit_rule: Option<String>,
 }
 
 const STATUSES: [&str; 5] = [
@@ -403,6 +407,7 @@ impl TryFrom<RawStep> for Step {
                     contains: w.contains,
                     lacks: w.lacks,
                     next_cursor_rule: w.next_cursor_rule,
+                    page_limit_rule: w.page_limit_rule,
                 }
             }
             "parallel" => StepKind::Parallel(raw.parallel.unwrap_or_default()),
@@ -471,11 +476,13 @@ impl From<Step> for RawStep {
                 contains,
                 lacks,
                 next_cursor_rule,
+                page_limit_rule,
             } => {
                 raw.walk_list = Some(WalkList {
                     contains,
                     lacks,
                     next_cursor_rule,
+                    page_limit_rule,
                 })
             }
             StepKind::Parallel(steps) => raw.parallel = Some(steps),
@@ -502,6 +509,89 @@ fn each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
         if let StepKind::Parallel(inner) | StepKind::Sequence(inner) = &s.kind {
             each_step(inner, f);
         }
+    }
+}
+
+impl Expect {
+    /// Its patterns, whatever the kind.
+    pub fn patterns(&self) -> Vec<&Value> {
+        match self {
+            Expect::Result(p) | Expect::Error(p) | Expect::Params(p) => vec![p],
+            Expect::AnyOf(list) => list.iter().flat_map(Expect::patterns).collect(),
+        }
+    }
+}
+
+impl Step {
+    /// Every rule the step judges (its own, its `checks`', a `within` or next-cursor rule).
+    pub fn rules(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.rule.iter().cloned().collect();
+        out.extend(self.checks.iter().map(|c| c.rule.clone()));
+        match &self.kind {
+            StepKind::Send {
+                within: Some(w), ..
+            } => out.push(w.rule.clone()),
+            StepKind::WalkList {
+                next_cursor_rule,
+                page_limit_rule,
+                ..
+            } => out.extend(next_cursor_rule.iter().chain(page_limit_rule).cloned()),
+            _ => {}
+        }
+        out
+    }
+
+    /// The captures the step uses (`${name}` in what it sends or expects), nested steps' too.
+    pub fn uses(&self) -> Vec<String> {
+        let mut values: Vec<Value> = Vec::new();
+        match &self.kind {
+            StepKind::Send { params, .. } | StepKind::Notify { params, .. } => {
+                values.push(params.clone())
+            }
+            StepKind::Poll { task, .. } => values.push(Value::String(task.clone())),
+            StepKind::Answer { reply, .. } => values.push(reply.clone()),
+            StepKind::WalkList {
+                contains, lacks, ..
+            } => values.extend(
+                contains
+                    .iter()
+                    .chain(lacks)
+                    .map(|v| Value::String(v.clone())),
+            ),
+            StepKind::Parallel(inner) | StepKind::Sequence(inner) => {
+                return inner.iter().flat_map(Step::uses).collect()
+            }
+            StepKind::Wait { .. } | StepKind::Notification { .. } => {}
+        }
+        let expects = self
+            .expect
+            .iter()
+            .chain(self.checks.iter().map(|c| &c.expect));
+        values.extend(expects.flat_map(Expect::patterns).cloned());
+        values.iter().flat_map(crate::matcher::references).collect()
+    }
+
+    /// The captures the step sets (`$capture`, `save`, a poll's `capture`), nested steps' too.
+    pub fn sets(&self) -> Vec<String> {
+        let expects = self
+            .expect
+            .iter()
+            .chain(self.checks.iter().map(|c| &c.expect));
+        let mut out: Vec<String> = expects
+            .flat_map(Expect::patterns)
+            .flat_map(crate::matcher::captures)
+            .collect();
+        match &self.kind {
+            StepKind::Send { save: Some(s), .. } => out.push(s.clone()),
+            StepKind::Poll {
+                capture: Some(c), ..
+            } => out.push(c.clone()),
+            StepKind::Parallel(inner) | StepKind::Sequence(inner) => {
+                out.extend(inner.iter().flat_map(Step::sets))
+            }
+            _ => {}
+        }
+        out
     }
 }
 
@@ -534,20 +624,7 @@ impl Scenario {
     /// Every rule a step or check of this scenario judges.
     pub fn judged_rules(&self) -> Vec<String> {
         let mut out = Vec::new();
-        each_step(&self.steps, &mut |s| {
-            out.extend(s.rule.clone());
-            out.extend(s.checks.iter().map(|c| c.rule.clone()));
-            match &s.kind {
-                StepKind::Send {
-                    within: Some(w), ..
-                } => out.push(w.rule.clone()),
-                StepKind::WalkList {
-                    next_cursor_rule: Some(r),
-                    ..
-                } => out.push(r.clone()),
-                _ => {}
-            }
-        });
+        each_step(&self.steps, &mut |s| out.extend(s.rules()));
         out
     }
 

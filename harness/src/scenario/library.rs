@@ -74,7 +74,7 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
         }
     }
     for rule in &scenario.breaks {
-        if spec::rule(rule).is_none_or(|r| r.status != spec::Status::Requestor) {
+        if spec::rule(rule).is_none_or(|r| r.actor != spec::Actor::Requestor) {
             let (l, c) = locate(rule);
             return Err(err(
                 l,
