@@ -146,11 +146,13 @@ pub enum Shape<'a> {
         method: &'a str,
         message: &'a Value,
     },
-    /// A result, with the request it answers.
+    /// A result, with the request it answers (and, for tasks/result, the method of the
+    /// request that created the task, whose result type the payload has).
     Result {
         method: &'a str,
         request_params: &'a Value,
         result: &'a Value,
+        task_of: Option<&'a str>,
     },
     /// An error response (the whole message).
     Error {
@@ -199,6 +201,7 @@ pub fn types_of<'a>(shape: &Shape<'a>) -> Vec<(&'static str, &'a Value)> {
             method,
             request_params,
             result,
+            task_of,
         } => {
             let augmented = request_params.get("task").is_some();
             let created = augmented && result.get("task").is_some();
@@ -212,9 +215,18 @@ pub fn types_of<'a>(shape: &Shape<'a>) -> Vec<(&'static str, &'a Value)> {
                 "tasks/list" => Some("ListTasksResult"),
                 "tasks/cancel" => Some("CancelTaskResult"),
                 "elicitation/create" => Some("ElicitResult"),
+                "sampling/createMessage" => Some("CreateMessageResult"),
                 _ => None,
             };
             out.extend(name.map(|n| (n, *result)));
+            // the payload of tasks/result is what the task's own request returns
+            let payload = match (*method, *task_of) {
+                ("tasks/result", Some("tools/call")) => Some("CallToolResult"),
+                ("tasks/result", Some("elicitation/create")) => Some("ElicitResult"),
+                ("tasks/result", Some("sampling/createMessage")) => Some("CreateMessageResult"),
+                _ => None,
+            };
+            out.extend(payload.map(|n| (n, *result)));
             if let Some(meta) = related_task(Some(result)) {
                 out.push(("RelatedTaskMetadata", meta));
             }
@@ -266,6 +278,7 @@ mod tests {
             method: "tools/call",
             request_params: &params,
             result: &result,
+            task_of: None,
         };
         let names: Vec<&str> = types_of(&shape).into_iter().map(|(n, _)| n).collect();
         assert_eq!(names, vec!["CreateTaskResult"]);
@@ -274,7 +287,21 @@ mod tests {
             method: "tools/call",
             request_params: &json!({"name": "x"}),
             result: &plain,
+            task_of: None,
         };
         assert_eq!(types_of(&shape)[0].0, "CallToolResult");
+        let payload = json!({"_meta": {}});
+        let shape = Shape::Result {
+            method: "tasks/result",
+            request_params: &json!({"taskId": "a"}),
+            result: &payload,
+            task_of: Some("tools/call"),
+        };
+        let names: Vec<&str> = types_of(&shape).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, vec!["GetTaskPayloadResult", "CallToolResult"]);
+        assert!(
+            !violations(builtin(), &shape).is_empty(),
+            "a CallToolResult has content"
+        );
     }
 }

@@ -3,8 +3,10 @@
 use crate::report::RunReport;
 use crate::runner::{run_scenario, Config, ScenarioRun};
 use crate::scenario::Scenario;
-use crate::trace::{self, Entry};
+use crate::trace::{self, Direction, Entry};
 use crate::transport::Connect;
+use crate::verdict::Check;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -60,6 +62,9 @@ pub async fn run_all<C: Connect + 'static>(
             }),
         }
     }
+    if connector.shares_receiver() {
+        ids_unique_across(&mut runs);
+    }
     RunReport {
         cpu: own_cpu()
             .zip(cpu_start)
@@ -70,6 +75,50 @@ pub async fn run_all<C: Connect + 'static>(
         duration: start.elapsed(),
         scenarios: runs,
     }
+}
+
+/// Fails `tasks.id.unique` in each scenario whose session was given a task id an earlier
+/// scenario's session was given too, by the one receiver they share.
+fn ids_unique_across(runs: &mut [ScenarioRun]) {
+    let mut first: HashMap<String, String> = HashMap::new();
+    for run in runs.iter_mut() {
+        let mut repeated = Vec::new();
+        for (id, seq) in created_ids(&run.trace) {
+            match first.get(&id) {
+                Some(earlier) if *earlier != run.id => repeated.push((id, seq, earlier.clone())),
+                Some(_) => {}
+                None => {
+                    first.insert(id, run.id.clone());
+                }
+            }
+        }
+        if let Some((id, seq, earlier)) = repeated.first() {
+            run.checks.push(Check::judged(
+                "tasks.id.unique",
+                false,
+                format!(
+                    "task id {id:?} was already given in scenario {earlier}, by the same server{}",
+                    match repeated.len() {
+                        1 => String::new(),
+                        n => format!(" (and {} more)", n - 1),
+                    }
+                ),
+                vec![*seq],
+            ));
+        }
+    }
+}
+
+/// The task ids CreateTaskResults gave in a trace, with their trace numbers.
+fn created_ids(trace: &[Entry]) -> Vec<(String, u64)> {
+    trace
+        .iter()
+        .filter(|e| e.dir == Direction::In)
+        .filter_map(|e| {
+            let id = e.message.as_ref()?.pointer("/result/task/taskId")?;
+            Some((crate::wire::id_text(id), e.seq))
+        })
+        .collect()
 }
 
 /// CPU time of this process so far (user and system, every thread; children excluded).

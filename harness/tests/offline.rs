@@ -23,8 +23,10 @@ fn monitor_only() -> BTreeSet<&'static str> {
         .collect()
 }
 
+/// The rules broken, as roots or as consequences: a root that a scenario step judges is not
+/// in a trace, so offline its consequences are failures of their own.
 fn failing(doc: &Value, among: &BTreeSet<&str>) -> Vec<String> {
-    rules_with(doc, &["fail", "warn", "error"])
+    rules_with(doc, &["fail", "warn", "error", "consequence"])
         .into_iter()
         .filter(|r| among.contains(r.as_str()))
         .collect()

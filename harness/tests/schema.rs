@@ -169,6 +169,56 @@ fn corpus() -> Vec<(&'static str, Value, bool)> {
             json!({"jsonrpc": "2.0", "method": "notifications/tasks/status"}),
             false,
         ),
+        // the result types tasks wrap: a tasks/result payload is held to its request's
+        (
+            "CallToolResult",
+            json!({"content": [{"type": "text", "text": "x"}], "isError": true}),
+            true,
+        ),
+        ("CallToolResult", json!({"_meta": related}), false),
+        ("CallToolResult", json!({"content": "x"}), false),
+        ("CallToolResult", json!({"task": task()}), false),
+        (
+            "CreateMessageResult",
+            json!({"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "m"}),
+            true,
+        ),
+        (
+            "CreateMessageResult",
+            json!({"role": "assistant", "content": {"type": "text", "text": "x"}}),
+            false,
+        ),
+        (
+            "ElicitResult",
+            json!({"action": "accept", "content": {}}),
+            true,
+        ),
+        ("ElicitResult", json!({"action": "maybe"}), false),
+        ("ElicitResult", json!({}), false),
+        (
+            "ElicitRequest",
+            request(
+                "elicitation/create",
+                json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}, "task": "soon"}),
+            ),
+            false,
+        ),
+        (
+            "CreateMessageRequest",
+            request(
+                "sampling/createMessage",
+                json!({"messages": [], "maxTokens": 1, "task": {"ttl": "a minute"}}),
+            ),
+            false,
+        ),
+        (
+            "CreateMessageRequest",
+            request(
+                "sampling/createMessage",
+                json!({"messages": [], "maxTokens": 1, "task": {"ttl": 60000}}),
+            ),
+            true,
+        ),
     ]
 }
 

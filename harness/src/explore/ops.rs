@@ -185,6 +185,7 @@ pub fn scenario(id: &str, title: &str, ops: &[Op], offer: &Offer) -> Scenario {
                         contains: Some(format!("${{t{n}}}")),
                         lacks: None,
                         next_cursor_rule: None,
+                        page_limit_rule: None,
                     });
                     walk.rule = Some(RULE_LISTED.into());
                     steps.push(walk);

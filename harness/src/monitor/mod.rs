@@ -6,7 +6,7 @@ mod expiry;
 
 pub use conduct::CONDUCT_RULES;
 
-use crate::model::{Finding, Model, Observation, Source};
+use crate::model::{Finding, Model, Observation, Source, TaskStatus};
 use crate::schema::{self, SchemaSet, Shape};
 use crate::trace::{Direction, Entry};
 use crate::verdict::{Check, Verdict};
@@ -17,7 +17,10 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Every rule a monitor judges.
-pub const MONITOR_RULES: [&str; 23] = [
+pub const MONITOR_RULES: [&str; 26] = [
+    "tasks.capability.requestor-augments-declared-only",
+    "tasks.progress.stops-when-terminal",
+    "tasks.cancel.stop-execution",
     "tasks.ttl.timestamps-rfc3339",
     "tasks.http.no-sse-for-get",
     "tasks.capability.declare",
@@ -108,8 +111,41 @@ struct Monitor<'a> {
     theirs: HashMap<String, String>,
     /// Progress tokens of task-augmented requests: the task id and when it was created.
     progress: HashMap<String, (String, u64)>,
+    /// Tasks with a progress token, by id: when each was first seen terminal, and the first
+    /// progress received after that.
+    progressing: HashMap<String, Progressing>,
     created: BTreeSet<String>,
+    /// The method of the request that created each task, by task id.
+    task_methods: HashMap<String, String>,
+    /// What taskcheck itself declared in the handshake.
+    own_capabilities: Value,
+    /// Messages of the receiver's own naming a task in related-task `_meta`: (what, task, seq).
+    naming: Vec<(String, String, u64)>,
 }
+
+/// A task whose request carried a progress token.
+#[derive(Default)]
+struct Progressing {
+    /// The first terminal status seen, its trace number and time.
+    terminal: Option<(TaskStatus, u64, u64)>,
+    /// The first progress received (long enough) after that.
+    late: Option<u64>,
+}
+
+/// Over HTTP, progress and answers travel on different streams: a progress counts as sent
+/// after a terminal status only if it came this much later than the answer that showed it.
+const CROSS_STREAM_MS: u64 = 1000;
+
+/// Messages about a task carry related-task `_meta` naming it.
+const RELATED_MESSAGES: &str = "tasks.meta.related-messages";
+
+/// A requestor augments only request types the receiver declared.
+const AUGMENTS_DECLARED_ONLY: &str = "tasks.capability.requestor-augments-declared-only";
+
+/// Progress after a terminal status breaks this rule.
+const STOPS_WHEN_TERMINAL: &str = "tasks.progress.stops-when-terminal";
+/// Progress after a cancellation shows the work went on.
+const STOP_EXECUTION: &str = "tasks.cancel.stop-execution";
 
 /// Judges a whole trace; one check per rule exercised (the first failure, or a pass).
 pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
@@ -122,12 +158,18 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
         asked: HashMap::new(),
         theirs: HashMap::new(),
         progress: HashMap::new(),
+        progressing: HashMap::new(),
         created: BTreeSet::new(),
+        task_methods: HashMap::new(),
+        own_capabilities: Value::Null,
+        naming: Vec::new(),
     };
     for e in entries {
         m.entry(e);
     }
     m.ids();
+    m.progress_stopped();
+    m.named_tasks_exist();
     let (mut checks, because) = m.findings.checks();
     if ctx.authorization {
         for c in checks.iter_mut().filter(|c| c.rule == SECURE_IDS) {
@@ -168,6 +210,9 @@ impl Monitor<'_> {
         };
         match (e.dir, msg) {
             (Direction::Out, Message::Request { id, method, params }) => {
+                if method == "initialize" {
+                    self.own_capabilities = params["capabilities"].clone();
+                }
                 self.conduct.request(&method, &params, e.seq);
                 let shape = Shape::Request {
                     method: &method,
@@ -190,7 +235,7 @@ impl Monitor<'_> {
                     },
                 );
             }
-            (dir, Message::Request { id, method, .. }) => {
+            (dir, Message::Request { id, method, params }) => {
                 self.schemas(
                     e,
                     &Shape::Request {
@@ -199,6 +244,8 @@ impl Monitor<'_> {
                     },
                 );
                 if dir == Direction::In {
+                    self.augments(&method, &params, e);
+                    self.names_a_task(&method, &params, e);
                     self.theirs.insert(key(e, &id), method);
                 }
             }
@@ -223,6 +270,7 @@ impl Monitor<'_> {
                             method: &method,
                             request_params: &Value::Null,
                             result,
+                            task_of: None,
                         },
                     ),
                     Outcome::Error(_) => self.schemas(e, &Shape::Error { message: value }),
@@ -237,12 +285,18 @@ impl Monitor<'_> {
                 }
                 let found = match &outcome {
                     Outcome::Result(result) => {
+                        let task_of = asked
+                            .params
+                            .get("taskId")
+                            .and_then(|id| self.task_methods.get(&wire::id_text(id)))
+                            .cloned();
                         self.schemas(
                             e,
                             &Shape::Result {
                                 method: &asked.method,
                                 request_params: &asked.params,
                                 result,
+                                task_of: task_of.as_deref(),
                             },
                         );
                         self.result(&asked, result, e);
@@ -257,6 +311,27 @@ impl Monitor<'_> {
                 self.looked_up(&asked, e, found);
             }
         }
+    }
+
+    /// A request the receiver sends taskcheck: as its requestor, it augments only what
+    /// taskcheck declared (and taskcheck declares no `tasks` capability).
+    fn augments(&mut self, method: &str, params: &Value, e: &Entry) {
+        if params.get("task").is_none() {
+            return;
+        }
+        let declared =
+            task_capability(method).is_some_and(|c| has_capability(&self.own_capabilities, c));
+        self.findings.push(find(
+            AUGMENTS_DECLARED_ONLY,
+            declared,
+            match declared {
+                true => format!("task-augmented {method}, which taskcheck declared"),
+                false => format!(
+                    "the receiver sent taskcheck a task-augmented {method}, a request type taskcheck never declared task support for"
+                ),
+            },
+            vec![e.seq],
+        ));
     }
 
     /// Over HTTP: a tasks/get answer should be plain JSON, not an SSE stream.
@@ -322,8 +397,17 @@ impl Monitor<'_> {
         if let Some(ttl) = task.get("ttl") {
             self.expiry.ttl_reported(&id, ttl.as_u64());
         }
-        if task.get("status").and_then(Value::as_str) == Some("cancelled") {
+        let status = task
+            .get("status")
+            .and_then(Value::as_str)
+            .and_then(TaskStatus::parse);
+        if status == Some(TaskStatus::Cancelled) {
             self.expiry.exempt(&id);
+        }
+        if let (Some(s), Some(p)) = (status, self.progressing.get_mut(&id)) {
+            if s.is_terminal() && p.terminal.is_none() {
+                p.terminal = Some((s, e.seq, e.t_ms));
+            }
         }
     }
 
@@ -385,6 +469,7 @@ impl Monitor<'_> {
         let id = task.get("taskId").map(wire::id_text).unwrap_or_default();
         self.expiry.created(&id, peer_of(e), asked.t_ms);
         self.created.insert(id.clone());
+        self.task_methods.insert(id.clone(), asked.method.clone());
         if id == asked.id {
             self.findings.push(find(
                 SECURE_IDS,
@@ -394,6 +479,10 @@ impl Monitor<'_> {
                 ),
                 vec![asked.seq, e.seq],
             ));
+        }
+        if let Some(token) = asked.params.pointer("/_meta/progressToken") {
+            self.progress.insert(token.to_string(), (id.clone(), e.seq));
+            self.progressing.insert(id.clone(), Progressing::default());
         }
         self.observe(task, Source::Create, e, Some(asked.seq));
         let method = &asked.method;
@@ -409,9 +498,6 @@ impl Monitor<'_> {
             },
             vec![asked.seq, e.seq],
         ));
-        if let Some(token) = asked.params.pointer("/_meta/progressToken") {
-            self.progress.insert(token.to_string(), (id.clone(), e.seq));
-        }
         let immediate = result
             .get("_meta")
             .and_then(|m| m.get(wire::MODEL_IMMEDIATE_RESPONSE));
@@ -483,7 +569,42 @@ impl Monitor<'_> {
         self.findings.extend(finding);
     }
 
+    /// A message the receiver sent on its own that names a task in related-task `_meta`:
+    /// judged once the session is over (it may come before its CreateTaskResult).
+    fn names_a_task(&mut self, what: &str, params: &Value, e: &Entry) {
+        if let Some(named) = wire::related_task_value(params).map(wire::id_text) {
+            self.naming.push((what.to_string(), named, e.seq));
+        }
+    }
+
+    /// Each task named in related-task `_meta` is one of the session's tasks (the key names
+    /// the right task, not merely some task).
+    fn named_tasks_exist(&mut self) {
+        // a task-augmented request never answered may have created a task no one learned of
+        let unanswered = self.asked.values().any(|a| a.params.get("task").is_some());
+        for (what, named, seq) in std::mem::take(&mut self.naming) {
+            let known = self.created.contains(&named);
+            if !known && unanswered {
+                continue;
+            }
+            self.findings.push(find(
+                RELATED_MESSAGES,
+                known,
+                match known {
+                    true => format!("{what} names task {named:?} in related-task _meta"),
+                    false => format!(
+                        "{what} names task {named:?} in related-task _meta, which no CreateTaskResult of this session gave"
+                    ),
+                },
+                vec![seq],
+            ));
+        }
+    }
+
     fn notification(&mut self, method: &str, params: &Value, e: &Entry) {
+        if method != "notifications/tasks/status" {
+            self.names_a_task(method, params, e);
+        }
         match method {
             "notifications/tasks/status" => {
                 self.observe(params, Source::StatusNotification, e, None);
@@ -502,20 +623,63 @@ impl Monitor<'_> {
                 if e.seq < *created {
                     return;
                 }
+                let (task, created) = (task.clone(), *created);
+                if let Some(p) = self.progressing.get_mut(&task) {
+                    if let (Some((_, seq, t_ms)), None) = (p.terminal, p.late) {
+                        let later = e.transport != "http" || e.t_ms >= t_ms + CROSS_STREAM_MS;
+                        if e.seq > seq && later {
+                            p.late = Some(e.seq);
+                        }
+                    }
+                }
                 let got = wire::related_task_value(params).map(wire::id_text);
                 self.findings.push(find(
-                    "tasks.meta.related-messages",
-                    got.as_ref() == Some(task),
+                    RELATED_MESSAGES,
+                    got.as_ref() == Some(&task),
                     match got {
                         Some(g) => {
                             format!("progress of task {task:?} carries related-task taskId {g:?}")
                         }
                         None => format!("progress of task {task:?} has no related-task _meta"),
                     },
-                    vec![*created, e.seq],
+                    vec![created, e.seq],
                 ));
             }
             _ => {}
+        }
+    }
+
+    /// Progress after a task was seen terminal: its work went on after a cancellation
+    /// (the root), or its notifications did not stop.
+    fn progress_stopped(&mut self) {
+        for (task, p) in std::mem::take(&mut self.progressing) {
+            let Some((status, seen, _)) = p.terminal else {
+                continue;
+            };
+            let evidence = p.late.map(|l| vec![seen, l]).unwrap_or_default();
+            let message = match p.late {
+                None => format!(
+                    "no progress of task {task:?} after it was seen {}",
+                    status.as_str()
+                ),
+                Some(l) => format!(
+                    "progress of task {task:?} (trace #{l}) after it was seen {} (trace #{seen})",
+                    status.as_str()
+                ),
+            };
+            let cancelled = status == TaskStatus::Cancelled;
+            if cancelled {
+                self.findings.push(find(
+                    STOP_EXECUTION,
+                    p.late.is_none(),
+                    format!("{message}: the work went on after the cancellation"),
+                    evidence.clone(),
+                ));
+            }
+            self.findings.push(Finding {
+                follows: cancelled.then_some(STOP_EXECUTION),
+                ..find(STOPS_WHEN_TERMINAL, p.late.is_none(), message, evidence)
+            });
         }
     }
 

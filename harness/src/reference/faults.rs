@@ -2,6 +2,7 @@
 
 use super::variants::Variant;
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 /// One deliberate defect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,13 +72,21 @@ pub enum Fault {
     StdoutLogLine,
     CrashAfterCancel,
     TimestampsWithoutOffset,
+    ProtocolErrorCompletes,
+    ProgressAfterCompletion,
+    CancelKeepsWorking,
+    ResultReturnsEarly,
+    ListOnePage,
+    PerSessionIds,
+    ElicitAsTask,
 }
 
 /// Faults that only the Streamable HTTP receiver can show.
-pub const HTTP_ONLY: [Fault; 3] = [
+pub const HTTP_ONLY: [Fault; 4] = [
     Fault::GetOverSse,
     Fault::CancelOnDisconnect,
     Fault::SharedTaskStore,
+    Fault::PerSessionIds,
 ];
 
 /// Faults that only the stdio receiver can show (one writes on stdout, one exits, which over
@@ -120,6 +129,7 @@ impl FaultInfo {
 }
 
 /// A fault's name, the rules it makes fail (the targeted one first), and what it does.
+#[derive(Clone, Copy)]
 pub struct FaultInfo {
     pub fault: Fault,
     pub name: &'static str,
@@ -140,7 +150,7 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: RequiredAcceptsPlain, name: "required-accepts-plain", rules: &["tasks.tool.required-without-task-rejected"], description: "runs `required` tools called without a task", may_also: &[], follows: &[] },
     FaultInfo { fault: CreateReturnsResult, name: "create-returns-result", rules: &["tasks.create.create-task-result"], description: "answers a task-augmented call with the tool result instead of a CreateTaskResult", may_also: &[], follows: &[] },
     FaultInfo { fault: SlowCreate, name: "slow-create", rules: &["tasks.create.prompt"], description: "sends the CreateTaskResult only once the task's work is done", may_also: &[], follows: &[] },
-    FaultInfo { fault: NumericTaskId, name: "numeric-task-id", rules: &["tasks.id.string", "tasks.schema.receiver-messages", "tasks.security.secure-ids"], description: "task ids are JSON numbers (a counter, so guessable too)", may_also: &[], follows: &[] },
+    FaultInfo { fault: NumericTaskId, name: "numeric-task-id", rules: &["tasks.id.string", "tasks.schema.receiver-messages", "tasks.security.secure-ids"], description: "task ids are JSON numbers (a counter, so guessable too, and repeated by each HTTP session)", may_also: &["tasks.id.unique"], follows: &[] },
     FaultInfo { fault: DuplicateTaskId, name: "duplicate-task-id", rules: &["tasks.id.unique", "tasks.ttl.created-at-constant"], description: "every second task reuses the previous task's id (so the id's createdAt changes, and two tasks of a scenario are one)", may_also: &["tasks.lifecycle.terminal-final", "tasks.meta.ignore-request-related-task"], follows: &[] },
     FaultInfo { fault: TerminalStatusChanges, name: "terminal-status-changes", rules: &["tasks.lifecycle.terminal-final"], description: "a completed task reports `working` from its second tasks/get on", may_also: &[], follows: &[] },
     FaultInfo { fault: NoInputRequired, name: "no-input-required", rules: &["tasks.input.move-to-input-required"], description: "stays `working` while waiting for an elicitation answer", may_also: &[], follows: &[] },
@@ -151,7 +161,7 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: CreatedAtDrifts, name: "created-at-drifts", rules: &["tasks.ttl.created-at-constant"], description: "`createdAt` moves one second earlier with every report", may_also: &[], follows: &[] },
     FaultInfo { fault: LastUpdatedGoesBack, name: "last-updated-goes-back", rules: &["tasks.ttl.last-updated-monotonic"], description: "`lastUpdatedAt` in tasks/get moves 1 ms earlier with every call", may_also: &[], follows: &[] },
     FaultInfo { fault: GetOmitsTtl, name: "get-omits-ttl", rules: &["tasks.ttl.get-includes-ttl", "tasks.schema.receiver-messages"], description: "tasks/get results have no `ttl`", may_also: &[], follows: &[] },
-    FaultInfo { fault: ResultReturnsTask, name: "result-returns-task", rules: &["tasks.result.terminal-returns-final"], description: "tasks/result on a terminal task returns the Task, not the outcome (so not the exact result either: its consequence)", may_also: &["tasks.result.blocks"], follows: &["tasks.result.exact"] },
+    FaultInfo { fault: ResultReturnsTask, name: "result-returns-task", rules: &["tasks.result.terminal-returns-final", "tasks.schema.receiver-messages"], description: "tasks/result on a terminal task returns the Task, not the outcome (so not the exact result either: its consequence)", may_also: &["tasks.result.blocks"], follows: &["tasks.result.exact"] },
     FaultInfo { fault: ResultNotBlocking, name: "result-not-blocking", rules: &["tasks.result.blocks"], description: "tasks/result on an unfinished task fails at once instead of blocking", may_also: &[], follows: &[] },
     FaultInfo { fault: ResultErrorAsSuccess, name: "result-error-as-success", rules: &["tasks.result.terminal-returns-final"], description: "tasks/result turns the underlying JSON-RPC error into an `isError` result", may_also: &[], follows: &["tasks.result.exact"] },
     FaultInfo { fault: ResultErrorRewrapped, name: "result-error-rewrapped", rules: &["tasks.result.exact"], description: "tasks/result answers the underlying JSON-RPC error with its code but another message (as rmcp 2.2.0 rewraps it)", may_also: &[], follows: &[] },
@@ -174,7 +184,7 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: ProgressWithoutRelatedTask, name: "progress-without-related-task", rules: &["tasks.meta.related-messages"], description: "a task's progress notifications carry no related-task `_meta`", may_also: &[], follows: &[] },
     FaultInfo { fault: ProgressTokenDropped, name: "progress-token-dropped", rules: &["tasks.progress.token-valid"], description: "no progress is sent for a task-augmented request once its task exists", may_also: &[], follows: &[] },
     FaultInfo { fault: EarlyExpiry, name: "early-expiry", rules: &["tasks.ttl.no-early-expiry"], description: "tasks are deleted after a tenth of their granted ttl", may_also: &[], follows: &[] },
-    FaultInfo { fault: SequentialTaskId, name: "sequential-task-id", rules: &["tasks.security.secure-ids"], description: "task ids are a counter (`task-1`, `task-2`, ...)", may_also: &[], follows: &[] },
+    FaultInfo { fault: SequentialTaskId, name: "sequential-task-id", rules: &["tasks.security.secure-ids"], description: "task ids are a counter (`task-1`, `task-2`, ...; each HTTP session counts anew)", may_also: &["tasks.id.unique"], follows: &[] },
     FaultInfo { fault: PollIntervalString, name: "poll-interval-string", rules: &["tasks.schema.receiver-messages", "tasks.schema.official"], description: "`pollInterval` is a string of digits", may_also: &[], follows: &[] },
     FaultInfo { fault: EmptyErrorMessages, name: "empty-error-messages", rules: &["tasks.errors.informative-message"], description: "every JSON-RPC error has an empty `message`", may_also: &[], follows: &[] },
     FaultInfo { fault: MalformedTaskAccepted, name: "malformed-task-accepted", rules: &["tasks.errors.malformed-task-param"], description: "a `task` that is not a TaskMetadata object creates a task with the default ttl", may_also: &[], follows: &[] },
@@ -183,7 +193,7 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: CancelOnDisconnect, name: "cancel-on-disconnect", rules: &["tasks.http.disconnect-not-cancel"], description: "(HTTP) dropping the SSE stream of a waiting tasks/result cancels the task", may_also: &[], follows: &[] },
     FaultInfo { fault: SharedTaskStore, name: "shared-task-store", rules: &["tasks.security.bind-context"], description: "(HTTP) every session and credential sees one task store", may_also: &[], follows: &[] },
     FaultInfo { fault: ThirdTaskReopens, name: "third-task-reopens", rules: &["tasks.lifecycle.terminal-final"], description: "(explore) the third task of a session, once completed, reports `working` from its second tasks/get on", may_also: &[], follows: &[] },
-    FaultInfo { fault: TaskIdIsRequestId, name: "task-id-is-request-id", rules: &["tasks.security.secure-ids"], description: "uses the JSON-RPC id of the creating request as the task id", may_also: &[], follows: &[] },
+    FaultInfo { fault: TaskIdIsRequestId, name: "task-id-is-request-id", rules: &["tasks.security.secure-ids"], description: "uses the JSON-RPC id of the creating request as the task id (so HTTP sessions repeat them)", may_also: &["tasks.id.unique"], follows: &[] },
     FaultInfo { fault: DiesOnOddTtl, name: "dies-on-odd-ttl", rules: &["wire.survives"], description: "(fuzz-wire) exits when `task.ttl` is a number but not a 64-bit unsigned integer (negative, fractional, huge)", may_also: &[], follows: &[] },
     FaultInfo { fault: SilentOnUnknownMethod, name: "silent-on-unknown-method", rules: &["wire.answers-requests"], description: "(fuzz-wire) never answers a request for a method it does not know", may_also: &[], follows: &[] },
     FaultInfo { fault: RepliesToNotifications, name: "replies-to-notifications", rules: &["wire.no-reply-to-notification"], description: "(fuzz-wire) answers a notification it does not know with a -32601 error", may_also: &[], follows: &[] },
@@ -191,20 +201,28 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: InvalidRequestAsParseError, name: "invalid-request-as-parse-error", rules: &["wire.invalid-request"], description: "(fuzz-wire) answers JSON that is not a JSON-RPC request with -32700 instead of -32600", may_also: &[], follows: &[] },
     FaultInfo { fault: UnknownMethodInvalidParams, name: "unknown-method-invalid-params", rules: &["wire.method-not-found"], description: "(fuzz-wire) answers an unknown method with -32602 instead of -32601", may_also: &[], follows: &[] },
     FaultInfo { fault: OverlappingResultsLoseMeta, name: "overlapping-results-lose-meta", rules: &["tasks.meta.result-related-task"], description: "(explore) once two tasks/result requests for a task wait at the same time, its results carry no related-task `_meta`", may_also: &[], follows: &[] },
-    FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &[], follows: &["tasks.lifecycle.terminal-final"] },
-    FaultInfo { fault: CancelledTaskFails, name: "cancelled-task-fails", rules: &["tasks.cancel.stays-cancelled"], description: "a cancelled task's work goes on and marks it `failed` without a statusMessage (as rmcp 2.2.0 reports an aborted task)", may_also: &[], follows: &["tasks.lifecycle.terminal-final", "tasks.failed.status-message"] },
+    FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled", "tasks.cancel.stop-execution"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &[], follows: &["tasks.lifecycle.terminal-final"] },
+    FaultInfo { fault: CancelledTaskFails, name: "cancelled-task-fails", rules: &["tasks.cancel.stays-cancelled", "tasks.cancel.stop-execution"], description: "a cancelled task's work goes on and marks it `failed` without a statusMessage (as rmcp 2.2.0 reports an aborted task)", may_also: &[], follows: &["tasks.lifecycle.terminal-final", "tasks.failed.status-message"] },
     FaultInfo { fault: ListOnlyUnfinished, name: "list-only-unfinished", rules: &["tasks.list.contains-retrievable", "tasks.errors.bad-cursor"], description: "tasks/list lists only unfinished tasks, on one page without `nextCursor`, whatever the cursor (as rmcp 2.2.0)", may_also: &[], follows: &["tasks.list.next-cursor"] },
-    FaultInfo { fault: ResultDeletesTask, name: "result-deletes-task", rules: &["tasks.ttl.no-early-expiry"], description: "a task is deleted once tasks/result has answered, and later requests for it get -32002 (as rmcp 2.2.0 takes the result)", may_also: &[], follows: &["tasks.result.terminal-returns-final", "tasks.cancel.terminal-rejected"] },
+    FaultInfo { fault: ResultDeletesTask, name: "result-deletes-task", rules: &["tasks.ttl.no-early-expiry", "tasks.cancel.terminal-rejected"], description: "a task is deleted once tasks/result has answered, and later requests for it get -32002 (as rmcp 2.2.0 takes the result): a cancelled one too, so cancelling it again is rejected with that code", may_also: &[], follows: &["tasks.result.terminal-returns-final"] },
     FaultInfo { fault: UnlimitedTtlVanishes, name: "unlimited-ttl-vanishes", rules: &["tasks.ttl.no-early-expiry"], description: "reports every ttl as null (unlimited), yet deletes a task 100 ms after it ends (deletions mid-walk shift its offset cursors: tasks may go unlisted)", may_also: &["tasks.list.contains-retrievable"], follows: &[] },
     FaultInfo { fault: MalformedIdInternalError, name: "malformed-id-internal-error", rules: &["tasks.errors.malformed-task-param"], description: "a `taskId` that is not a string gets -32603 (as the TypeScript SDK's schema validation answers)", may_also: &[], follows: &[] },
     FaultInfo { fault: StdoutLogLine, name: "stdout-log-line", rules: &["transport.stdio.stdout-only-mcp"], description: "(stdio) writes a log line on stdout with its fourth message", may_also: &[], follows: &[] },
-    FaultInfo { fault: CrashAfterCancel, name: "crash-after-cancel", rules: &["wire.survives"], description: "(stdio) exits when the work of a cancelled task ends (as the Python SDK 1.30.0 server does)", may_also: &[], follows: &[] },
+    FaultInfo { fault: CrashAfterCancel, name: "crash-after-cancel", rules: &["wire.survives", "tasks.cancel.stop-execution"], description: "(stdio) exits when the work of a cancelled task ends (as the Python SDK 1.30.0 server does)", may_also: &[], follows: &[] },
     FaultInfo { fault: TimestampsWithoutOffset, name: "timestamps-without-offset", rules: &["tasks.ttl.timestamps-rfc3339"], description: "timestamps are ISO 8601 local times without an offset (`2025-11-25T10:30:00.123`)", may_also: &[], follows: &[] },
+    FaultInfo { fault: ProtocolErrorCompletes, name: "protocol-error-completes", rules: &["tasks.failed.protocol-error"], description: "a task whose request ends in a JSON-RPC error ends `completed`", may_also: &[], follows: &[] },
+    FaultInfo { fault: ProgressAfterCompletion, name: "progress-after-completion", rules: &["tasks.progress.stops-when-terminal"], description: "sends one more progress notification 100 ms after a task's work ended", may_also: &[], follows: &[] },
+    FaultInfo { fault: CancelKeepsWorking, name: "cancel-keeps-working", rules: &["tasks.cancel.stop-execution"], description: "a cancelled task's work goes on, still sending progress, though its status stays `cancelled`", may_also: &[], follows: &["tasks.progress.stops-when-terminal"] },
+    FaultInfo { fault: ResultReturnsEarly, name: "result-returns-early", rules: &["tasks.result.blocks"], description: "tasks/result of an unfinished task answers at once with an empty result", may_also: &[], follows: &[] },
+    FaultInfo { fault: ListOnePage, name: "list-one-page", rules: &["tasks.list.paginate"], description: "tasks/list returns every task on one page", may_also: &[], follows: &[] },
+    FaultInfo { fault: PerSessionIds, name: "per-session-ids", rules: &["tasks.id.unique"], description: "(HTTP) task ids are random-looking but derived from a counter each session restarts, so sessions repeat them", may_also: &[], follows: &[] },
+    FaultInfo { fault: ElicitAsTask, name: "elicit-as-task", rules: &["tasks.capability.requestor-augments-declared-only"], description: "the elicitation a task sends is task-augmented, though taskcheck declares no `tasks` capability", may_also: &[], follows: &[] },
 ];
 
 /// Receiver faults that concern tools, `input_required` or progress, which client receivers
 /// have no part in: the reference client cannot have them.
-const SERVER_ONLY: [Fault; 9] = [
+const SERVER_ONLY: [Fault; 10] = [
+    ElicitAsTask,
     ForbiddenAcceptsTask,
     RequiredAcceptsPlain,
     NoInputRequired,
@@ -216,8 +234,26 @@ const SERVER_ONLY: [Fault; 9] = [
     ProgressTokenDropped,
 ];
 
-/// Reference-client faults whose rules differ from the receiver's (the client scenarios do not
-/// cancel unknown ids or send related-task `_meta` in tasks/cancel).
+/// Rules no client-receiver scenario can exercise: they concern tools, `input_required`,
+/// progress or a hundred tasks, which a client receiver has no part in. A reference-client
+/// fault is held to its rules but these.
+const SERVER_ONLY_RULES: [&str; 11] = [
+    "tasks.tool.forbidden-rejected",
+    "tasks.tool.required-without-task-rejected",
+    "tasks.input.move-to-input-required",
+    "tasks.input.request-related-task",
+    "tasks.input.leave-after-input",
+    "tasks.failed.tool-error",
+    "tasks.meta.related-messages",
+    "tasks.progress.token-valid",
+    "tasks.progress.stops-when-terminal",
+    "tasks.cancel.stop-execution",
+    "tasks.list.paginate",
+];
+
+/// Reference-client faults whose rules differ from the receiver's otherwise (the client
+/// scenarios do not cancel unknown ids or send related-task `_meta` in tasks/cancel, nor
+/// cancel after a tasks/result).
 const CLIENT_RULES: &[FaultInfo] = &[
     FaultInfo {
         fault: ResultDeletesTask,
@@ -244,21 +280,43 @@ const CLIENT_RULES: &[FaultInfo] = &[
 
 /// The reference client's faults: the receiver's, but for those of servers, HTTP serving,
 /// exploration and wire fuzzing; each makes the same rules fail in the client-receiver
-/// scenarios (`taskcheck client`) as in the server ones, except where [`CLIENT_RULES`] says.
+/// scenarios (`taskcheck client`) as in the server ones, but for the server-only rules, and
+/// where [`CLIENT_RULES`] says otherwise.
 pub fn client_faults() -> Vec<&'static FaultInfo> {
-    FAULTS
-        .iter()
-        .filter(|f| {
-            let elsewhere =
-                f.http_only() || f.stdio_only() || f.explore_only() || f.fuzz_wire_only();
-            !(SERVER_ONLY.contains(&f.fault) || elsewhere)
-        })
-        .map(|f| {
-            CLIENT_RULES
+    static CLIENT: OnceLock<Vec<FaultInfo>> = OnceLock::new();
+    let client_rules = |rules: &[&'static str]| -> &'static [&'static str] {
+        let kept: Vec<&'static str> = rules
+            .iter()
+            .copied()
+            .filter(|r| !SERVER_ONLY_RULES.contains(r))
+            .collect();
+        Box::leak(kept.into_boxed_slice())
+    };
+    CLIENT
+        .get_or_init(|| {
+            FAULTS
                 .iter()
-                .find(|c| c.fault == f.fault)
-                .unwrap_or(f)
+                .filter(|f| {
+                    let elsewhere =
+                        f.http_only() || f.stdio_only() || f.explore_only() || f.fuzz_wire_only();
+                    !(SERVER_ONLY.contains(&f.fault) || elsewhere)
+                })
+                .map(|f| {
+                    CLIENT_RULES
+                        .iter()
+                        .find(|c| c.fault == f.fault)
+                        .unwrap_or(f)
+                })
+                .map(|f| FaultInfo {
+                    rules: client_rules(f.rules),
+                    follows: client_rules(f.follows),
+                    may_also: client_rules(f.may_also),
+                    ..*f
+                })
+                .filter(|f| !f.rules.is_empty())
+                .collect()
         })
+        .iter()
         .collect()
 }
 

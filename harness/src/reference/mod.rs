@@ -439,6 +439,8 @@ impl Reference {
             format!("task-{}", n + 1)
         } else if self.faults.has(Fault::DuplicateTaskId) && n % 2 == 1 {
             store.newest().cloned().unwrap_or_default()
+        } else if self.faults.has(Fault::PerSessionIds) {
+            uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, &n.to_be_bytes()).to_string()
         } else {
             uuid::Uuid::new_v4().to_string()
         }
@@ -468,9 +470,12 @@ impl Reference {
         let server = self.clone();
         tokio::spawn(async move {
             let f = &server.faults;
-            let outcome = if f.has(Fault::CancelledTaskCompletes)
-                || f.has(Fault::CancelledTaskFails)
-            {
+            let goes_on = [
+                Fault::CancelledTaskCompletes,
+                Fault::CancelledTaskFails,
+                Fault::CancelKeepsWorking,
+            ];
+            let outcome = if goes_on.iter().any(|g| f.has(*g)) {
                 Some(work.await)
             } else if f.has(Fault::CrashAfterCancel) {
                 let mut work = work;
@@ -515,7 +520,10 @@ impl Reference {
             ),
             Ok(r) => (TaskStatus::Completed, None, TaskOutcome::Result(r)),
             Err(e) => (
-                TaskStatus::Failed,
+                match self.faults.has(Fault::ProtocolErrorCompletes) {
+                    true => TaskStatus::Completed,
+                    false => TaskStatus::Failed,
+                },
                 Some(format!(
                     "the request failed: {}",
                     e.get("message").and_then(Value::as_str).unwrap_or("error")
@@ -609,6 +617,16 @@ impl Reference {
             if !t.status.is_terminal() && self.faults.has(Fault::ResultNotBlocking) {
                 return Err(invalid(format!("Task {id:?} has not finished")));
             }
+            if !t.status.is_terminal() && self.faults.has(Fault::ResultReturnsEarly) {
+                let mut empty = match self.kind {
+                    ReceiverKind::Server => json!({"content": []}),
+                    ReceiverKind::Client => {
+                        json!({"role": "assistant", "content": {"type": "text", "text": ""}, "model": "none"})
+                    }
+                };
+                empty["_meta"] = self.related_meta(&id);
+                return Ok(empty);
+            }
             t.results_waiting += 1;
             t.results_overlapped |= t.results_waiting > 1;
             t.done.subscribe()
@@ -646,6 +664,18 @@ impl Reference {
             Some(_) => return Err(invalid("`cursor` must be a string")),
         };
         let mut store = self.lock();
+        if self.faults.has(Fault::ListOnePage) {
+            // it never gives a cursor, so none is valid
+            if let Some(c) = cursor {
+                return Err(invalid(format!("Invalid cursor: {c:?}")));
+            }
+            let tasks: Vec<Value> = store
+                .all_ids()
+                .iter()
+                .filter_map(|id| store.get(id).map(|t| self.render(t, View::Other)))
+                .collect();
+            return Ok(json!({"tasks": tasks}));
+        }
         if self.faults.has(Fault::ListOnlyUnfinished) {
             let tasks: Vec<Value> = store
                 .unfinished_ids()

@@ -225,6 +225,16 @@ impl Store {
         Some((page, next))
     }
 
+    /// Every live task, in creation order.
+    pub fn all_ids(&mut self) -> Vec<String> {
+        let now = OffsetDateTime::now_utc();
+        self.order
+            .iter()
+            .filter(|id| self.tasks.get(*id).is_some_and(|t| !self.expired(t, now)))
+            .cloned()
+            .collect()
+    }
+
     /// Every live task that has not finished, in creation order.
     pub fn unfinished_ids(&mut self) -> Vec<String> {
         let now = OffsetDateTime::now_utc();

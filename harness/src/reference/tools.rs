@@ -67,6 +67,22 @@ pub async fn run(
                     server.send(wire::notification("notifications/progress", &params));
                 }
             }
+            if let (Some(token), true) = (
+                ctx.progress_token.clone(),
+                server.faults.has(Fault::ProgressAfterCompletion),
+            ) {
+                let server = server.clone();
+                let meta = ctx.task_id.as_ref().map(|id| server.related_meta(id));
+                tokio::spawn(async move {
+                    // late enough to be told apart from in-flight progress on another stream
+                    tokio::time::sleep(Duration::from_millis(1500)).await;
+                    let mut params = json!({"progressToken": token, "progress": steps + 1});
+                    if let Some(meta) = meta {
+                        params["_meta"] = meta;
+                    }
+                    server.send(wire::notification("notifications/progress", &params));
+                });
+            }
             Ok(text(format!("slept {ms}")))
         }
         other => {
@@ -84,6 +100,9 @@ async fn elicit(server: &Arc<Reference>, ctx: &RunContext) -> Result<Value, Valu
     if let Some(id) = &ctx.task_id {
         if !server.faults.has(Fault::ElicitWithoutRelatedTask) {
             params["_meta"] = server.related_meta(id);
+        }
+        if server.faults.has(Fault::ElicitAsTask) {
+            params["task"] = json!({"ttl": 60000});
         }
         if !server.faults.has(Fault::NoInputRequired) {
             server.set_status(

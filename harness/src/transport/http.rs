@@ -263,6 +263,10 @@ impl Connect for HttpConnector {
     fn distinct_auth(&self) -> bool {
         !self.auth[0].is_empty() && !self.auth[1].is_empty() && self.auth[0] != self.auth[1]
     }
+
+    fn shares_receiver(&self) -> bool {
+        true
+    }
 }
 
 /// POSTs every outgoing message, each on its own task so a long stream never blocks the rest.

@@ -171,6 +171,11 @@ pub trait Connect: Send + Sync {
     fn distinct_auth(&self) -> bool {
         false
     }
+    /// Whether every scenario's connection reaches the same receiver (one HTTP server for the
+    /// run), whose task ids must then be unique across them.
+    fn shares_receiver(&self) -> bool {
+        false
+    }
     /// Which side the receiver plays: a server (taskcheck connects) or a client (it connects
     /// to taskcheck).
     fn receiver(&self) -> ReceiverKind {
