@@ -363,20 +363,21 @@ impl Monitor<'_> {
             [first] => first.to_string(),
             [first, rest @ ..] => format!("{first} (and {} more)", rest.len()),
         };
-        self.findings.push(find(
-            "tasks.schema.receiver-messages",
-            builtin.is_empty(),
-            describe(&builtin, "built-in Tasks schema"),
-            vec![e.seq],
-        ));
+        self.findings.push(Finding {
+            follows: explained_by_field(&builtin),
+            ..find(
+                "tasks.schema.receiver-messages",
+                builtin.is_empty(),
+                describe(&builtin, "built-in Tasks schema"),
+                vec![e.seq],
+            )
+        });
         if let (Some(v), Some(set)) = (official, self.ctx.official) {
             let message = describe(&v, &set.origin);
-            self.findings.push(find(
-                "tasks.schema.official",
-                v.is_empty(),
-                message,
-                vec![e.seq],
-            ));
+            self.findings.push(Finding {
+                follows: explained_by_field(&v),
+                ..find("tasks.schema.official", v.is_empty(), message, vec![e.seq])
+            });
         }
     }
 
@@ -703,6 +704,31 @@ impl Monitor<'_> {
             Vec::new(),
         ));
     }
+}
+
+/// The task field rule that explains every schema violation of a message, if one does: a
+/// missing `ttl` breaks `tasks.ttl.get-includes-ttl` first, a non-string `taskId`
+/// `tasks.id.string`, a missing timestamp its own rule (one defect, one failure).
+fn explained_by_field(violations: &[schema::Violation]) -> Option<&'static str> {
+    let rule_of = |v: &schema::Violation| {
+        // a missing field: `"ttl" is a required property`; a wrong one: its pointer's end
+        let field = match v.reason.ends_with("is a required property") {
+            true => v.reason.split('"').nth(1)?.to_string(),
+            false => v.pointer.rsplit('/').next()?.to_string(),
+        };
+        match field.as_str() {
+            "ttl" => Some("tasks.ttl.get-includes-ttl"),
+            "taskId" => Some("tasks.id.string"),
+            "createdAt" => Some("tasks.ttl.created-at"),
+            "lastUpdatedAt" => Some("tasks.ttl.last-updated-at"),
+            _ => None,
+        }
+    };
+    let first = rule_of(violations.first()?)?;
+    violations
+        .iter()
+        .all(|v| rule_of(v) == Some(first))
+        .then_some(first)
 }
 
 fn no_related_task_in_result(method: &str, result: &Value, seq: u64) -> Finding {
@@ -1038,6 +1064,26 @@ mod tests {
         assert!(j.harness_errors.iter().all(|c| c.verdict == Verdict::Error));
         let breaks: Vec<String> = CONDUCT_RULES.iter().map(|r| r.to_string()).collect();
         assert!(run(&trace, DECLARED, &breaks).harness_errors.is_empty());
+    }
+
+    #[test]
+    fn a_schema_violation_of_a_judged_field_follows_its_rule() {
+        let mut no_ttl = task("a", "working");
+        no_ttl.as_object_mut().unwrap().remove("ttl");
+        let trace = vec![
+            out(0, 0, 1, "tasks/get", json!({"taskId": "a"})),
+            answer(1, 1, 1, no_ttl),
+        ];
+        let j = run(&trace, DECLARED, &[]);
+        let at = |rule: &str| j.checks.iter().position(|c| c.rule == rule).unwrap();
+        assert_eq!(
+            verdict(&j, "tasks.ttl.get-includes-ttl"),
+            Some(Verdict::Fail)
+        );
+        assert_eq!(
+            j.because[at("tasks.schema.receiver-messages")],
+            Some("tasks.ttl.get-includes-ttl")
+        );
     }
 
     #[test]

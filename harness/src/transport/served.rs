@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::{mpsc, watch, Mutex};
 
 /// How long a connection that broke waits to learn whether the server exited meanwhile.
-const EXIT_GRACE: Duration = Duration::from_millis(300);
+const EXIT_GRACE: Duration = Duration::from_millis(1000);
 
 /// Builds the HTTP connector of the URL a server printed.
 pub type HttpOf = Box<dyn Fn(reqwest::Url) -> Result<HttpConnector, String> + Send + Sync>;
