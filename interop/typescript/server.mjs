@@ -89,6 +89,8 @@ async function progress(args, taskExtra, taskId) {
   const token = taskExtra._meta?.progressToken;
   const steps = args.steps ?? 3;
   for (let step = 1; step <= steps; step++) {
+    // the contract: `steps` progress notifications spread over `ms`
+    await new Promise((resolve) => setTimeout(resolve, (args.ms ?? 0) / steps));
     if (token !== undefined) {
       await taskExtra.sendNotification(
         { method: 'notifications/progress', params: { progressToken: token, progress: step, total: steps } },
