@@ -320,8 +320,11 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
         Ok(r) => r,
         Err(e) => {
             let why = format!("cannot POST {what} to {}: {}", shared.url, error_chain(&e));
-            // once the session exists, a server that no longer answers went away
-            return match e.is_connect() && method.as_deref().is_none_or(|m| m != "initialize") {
+            // once the session exists, a server that no longer answers went away: it refuses
+            // connections, or reset this one and takes no new one (it crashed mid-request)
+            let opened = method.as_deref().is_none_or(|m| m != "initialize");
+            let went_away = e.is_connect() || (e.is_request() && !shared.reachable().await);
+            return match went_away && opened {
                 true => shared.gone(why).await,
                 false => shared.close(why).await,
             };
