@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 cargo build --quiet --bin taskcheck
 bin=target/debug/taskcheck
 corpus=fuzz/corpus
-mkdir -p "$corpus"/{decode_message,model_transitions,scenario_parse,sse_frames}
-cp scenarios/*.yaml "$corpus/scenario_parse/"
+mkdir -p "$corpus"/{decode_message,model_transitions,scenario_parse,sse_frames,ext_monitor}
+cp scenarios/*.yaml scenarios/ext-tasks/*.yaml "$corpus/scenario_parse/"
 trace=$(mktemp)
 trap 'rm -f "$trace"' EXIT
 "$bin" run --stdio "$bin reference" --trace "$trace" >/dev/null

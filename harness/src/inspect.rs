@@ -2,6 +2,7 @@
 
 use crate::fuzzwire::FUZZ_WIRE_RULES;
 use crate::monitor::{CONDUCT_RULES, MONITOR_RULES};
+use crate::profile::{ext_tasks, Profile};
 use crate::reference::faults::{client_faults, FaultInfo, FAULTS};
 use crate::scenario::{ReceiverKind, Scenario};
 use crate::spec::{self, Rule};
@@ -13,7 +14,7 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
         .filter(|s| s.rules.iter().any(|r| r == rule))
         .map(|s| s.id.clone())
         .collect();
-    if MONITOR_RULES.contains(&rule) {
+    if MONITOR_RULES.contains(&rule) || ext_tasks::monitor::RULES.contains(&rule) {
         out.push("monitor".into());
     }
     if CONDUCT_RULES.contains(&rule) {
@@ -33,14 +34,18 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
 
 /// `taskcheck coverage`: every rule with its checks and faults, a summary, and whether every
 /// checked rule really has a check and a fault that makes it fail.
-pub fn coverage(scenarios: &[Scenario]) -> (String, bool) {
+pub fn coverage(scenarios: &[Scenario], profile: Profile) -> (String, bool) {
     let mut out = format!(
         "{:<52} {:<10} {:<10} {:<44} faults\n",
         "rule", "level", "status", "checks"
     );
     let mut defects = Vec::new();
-    let count = |s: spec::Status| spec::catalogue().iter().filter(|r| r.status == s).count();
-    for r in spec::catalogue() {
+    let count = |s: spec::Status| {
+        spec::catalogue_of(profile)
+            .filter(|r| r.status == s)
+            .count()
+    };
+    for r in spec::catalogue_of(profile) {
         let checks = checks_of(&r.id, scenarios);
         let faults = faults_of(&r.id);
         if r.status == spec::Status::Checked && (checks.is_empty() || faults.is_empty()) {
@@ -73,6 +78,10 @@ pub fn coverage(scenarios: &[Scenario]) -> (String, bool) {
             "checked rules without a check or a fault: {}\n",
             defects.join(", ")
         ));
+    }
+    // client receivers exist in the 2025-11-25 design only
+    if profile == Profile::ExtTasks {
+        return (out, defects.is_empty());
     }
     let (client, client_defects) = client_coverage(scenarios);
     out.push_str(&client);
@@ -133,19 +142,23 @@ pub fn client_faults_of(rule: &str) -> Vec<&'static str> {
 pub fn faults_of(rule: &str) -> Vec<&'static str> {
     FAULTS
         .iter()
+        .chain(ext_tasks::faults::FAULTS)
         .filter(|f| f.rules.contains(&rule))
         .map(|f| f.name)
         .collect()
 }
 
 /// `taskcheck list`: scenarios, then rules.
-pub fn list(scenarios: &[Scenario]) -> String {
+pub fn list(scenarios: &[Scenario], profile: Profile) -> String {
     let mut out = format!("{} scenario(s):\n", scenarios.len());
     for s in scenarios {
         out.push_str(&format!("  {:<34} {}\n", s.id, s.title));
     }
-    out.push_str(&format!("\n{} rule(s):\n", spec::catalogue().len()));
-    for r in spec::catalogue() {
+    out.push_str(&format!(
+        "\n{} rule(s) of the {profile} profile:\n",
+        spec::catalogue_of(profile).count()
+    ));
+    for r in spec::catalogue_of(profile) {
         out.push_str(&format!(
             "  {:<52} {:<10} {:<10} {}\n",
             r.id,
@@ -205,6 +218,11 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
 /// `taskcheck reference --list-faults`: the reference receiver's faults.
 pub fn fault_list() -> String {
     list_of(FAULTS.iter())
+}
+
+/// The extension's reference receiver's faults, one line each.
+pub fn ext_fault_list() -> String {
+    list_of(ext_tasks::faults::FAULTS.iter())
 }
 
 /// The reference client's faults, one line each: name, first rule, what it does.

@@ -13,6 +13,7 @@ pub mod matcher;
 pub mod model;
 pub mod monitor;
 pub mod offline;
+pub mod profile;
 pub mod reference;
 pub mod report;
 pub mod runner;

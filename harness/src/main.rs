@@ -5,6 +5,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_taskcheck::baseline::Baseline;
 use mcp_taskcheck::explore::{self as exploring};
 use mcp_taskcheck::fixtures::FixtureMap;
+use mcp_taskcheck::profile::{ext_tasks, Profile};
 use mcp_taskcheck::report::{FailOn, RunReport};
 use mcp_taskcheck::runner::{Config, Limits};
 use mcp_taskcheck::scenario::ReceiverKind;
@@ -76,6 +77,9 @@ enum Command {
         /// Break one rule (repeatable); see --list-faults.
         #[arg(long = "fault", value_name = "NAME")]
         faults: Vec<String>,
+        /// The design of Tasks to serve: `2025-11-25` (default) or `ext-tasks`.
+        #[arg(long, value_name = "NAME", value_parser = parse_profile, default_value = "2025-11-25")]
+        profile: Profile,
         /// Serve Streamable HTTP on this address (default 127.0.0.1:0, a free loopback port);
         /// the endpoint URL is the first line of stdout.
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
@@ -168,7 +172,7 @@ enum Command {
 }
 
 /// The receiver under test and how to reach it (`run` and `load`).
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 #[command(group(clap::ArgGroup::new("receiver").required(true).args(["stdio", "url", "url_from"])))]
 struct TargetArgs {
     /// The receiver: a command spoken to over stdio (run by /bin/sh).
@@ -201,7 +205,7 @@ struct TargetArgs {
 }
 
 /// What a run's outcome is judged by, and where its reports go (`run` and `check`).
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 struct ReportArgs {
     /// What makes the run non-conformant (exit 1).
     #[arg(long, value_enum, default_value = "must")]
@@ -227,7 +231,7 @@ struct ReportArgs {
     expected_failures: Option<PathBuf>,
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 struct SelectArgs {
     /// Only these scenario ids (repeatable).
     #[arg(long = "scenario", value_name = "ID")]
@@ -240,14 +244,25 @@ struct SelectArgs {
     tags: Vec<String>,
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 struct LibraryArgs {
     /// A directory of scenario files that adds to (or overrides by id) the built-in library.
     #[arg(long, value_name = "DIR")]
     scenarios: Option<PathBuf>,
+    /// The design of Tasks: `2025-11-25` or `ext-tasks` (the extension on 2026-07-28). `run`
+    /// asks the receiver when it is not given; the other commands default to 2025-11-25.
+    #[arg(long, value_name = "NAME", value_parser = parse_profile)]
+    profile: Option<Profile>,
 }
 
-#[derive(clap::Args)]
+fn parse_profile(name: &str) -> Result<Profile, String> {
+    Profile::by_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
+        format!("no profile {name:?} (one of {})", names.join(", "))
+    })
+}
+
+#[derive(clap::Args, Clone)]
 struct LoadArgs {
     #[command(flatten)]
     target: TargetArgs,
@@ -271,7 +286,7 @@ struct LoadArgs {
     report_json: Option<PathBuf>,
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 struct ClientArgs {
     /// The client, run by /bin/sh with the server appended: the endpoint URL, or with --stdio
     /// the server command to spawn. `TASKCHECK_SCENARIO` holds the scenario id.
@@ -291,7 +306,7 @@ struct ClientArgs {
 }
 
 /// Which scenarios run, how they are judged and reported (`run` and `client`).
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 struct SuiteArgs {
     #[command(flatten)]
     library: LibraryArgs,
@@ -309,7 +324,7 @@ struct SuiteArgs {
     trace: Option<PathBuf>,
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 struct RunArgs {
     #[command(flatten)]
     target: TargetArgs,
@@ -318,7 +333,7 @@ struct RunArgs {
 }
 
 /// How scenarios are run and judged (`run` and `explore`).
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 struct JudgeArgs {
     /// Per-request timeout in ms.
     #[arg(long, default_value_t = 5000)]
@@ -337,7 +352,7 @@ struct JudgeArgs {
     timeout_scale: f64,
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 struct ExploreArgs {
     #[command(flatten)]
     target: TargetArgs,
@@ -360,7 +375,7 @@ struct ExploreArgs {
     save_failures: Option<PathBuf>,
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 struct FuzzWireArgs {
     #[command(flatten)]
     target: TargetArgs,
@@ -388,6 +403,7 @@ fn usage_error(message: impl std::fmt::Display) -> ! {
     std::process::exit(exit::USAGE);
 }
 
+/// Every scenario of the profile given (of every profile when none is).
 fn library(args: &LibraryArgs) -> Vec<Scenario> {
     let mut all = scenario::builtin();
     if let Some(dir) = &args.scenarios {
@@ -396,6 +412,7 @@ fn library(args: &LibraryArgs) -> Vec<Scenario> {
             all.push(s);
         }
     }
+    all.retain(|s| args.profile.is_none_or(|p| s.profile == p));
     all
 }
 
@@ -511,6 +528,31 @@ async fn dispatch(cli: Cli) -> i32 {
         Command::FuzzWire(args) => fuzz_wire(*args).await,
         Command::Reference {
             faults,
+            profile: Profile::ExtTasks,
+            list_faults,
+            http,
+            ..
+        } => {
+            if list_faults {
+                print!("{}", inspect::ext_fault_list());
+                return exit::CONFORMANT;
+            }
+            if http.is_some() {
+                usage_error("the extension's reference receiver serves stdio only so far");
+            }
+            let faults = reference::faults::Faults::from_ext_names(&faults)
+                .unwrap_or_else(|e| usage_error(e));
+            match ext_tasks::reference::serve_stdio(faults).await {
+                Ok(()) => exit::CONFORMANT,
+                Err(e) => {
+                    eprintln!("taskcheck reference: {e}");
+                    exit::HARNESS
+                }
+            }
+        }
+        Command::Reference {
+            faults,
+            profile: _,
             list_faults,
             max_tasks,
             http,
@@ -590,7 +632,8 @@ async fn dispatch(cli: Cli) -> i32 {
                 println!("\nClient receivers (`taskcheck client`):\n");
                 print!("{}", mcp_taskcheck::fixtures::client::contract_table());
             } else {
-                print!("{}", inspect::list(&selected(&lib, &select)));
+                let profile = lib.profile.unwrap_or_default();
+                print!("{}", inspect::list(&selected(&lib, &select), profile));
             }
             exit::CONFORMANT
         }
@@ -645,7 +688,8 @@ async fn dispatch(cli: Cli) -> i32 {
             }
         }
         Command::Coverage { library: lib } => {
-            let (text, complete) = inspect::coverage(&library(&lib));
+            let (text, complete) =
+                inspect::coverage(&library(&lib), lib.profile.unwrap_or_default());
             print!("{text}");
             if complete {
                 exit::CONFORMANT
@@ -823,6 +867,24 @@ async fn run_suite<C: Connect + 'static>(
     jobs: Option<usize>,
     kind: ReceiverKind,
 ) -> i32 {
+    let mut library = args.library.clone();
+    if library.profile.is_none() {
+        let profile = match kind {
+            ReceiverKind::Server => {
+                let limits = config(&args.judge).limits;
+                let (profile, why) =
+                    mcp_taskcheck::runner::detect_profile(&connector, &limits).await;
+                eprintln!("taskcheck: testing the {profile} profile ({why}); --profile picks one");
+                profile
+            }
+            ReceiverKind::Client => Profile::Tasks2025,
+        };
+        library.profile = Some(profile);
+    }
+    let args = &SuiteArgs {
+        library,
+        ..args.clone()
+    };
     let scenarios = selected_for(&args.library, &args.select, kind);
     let baseline = baseline(&args.reports, &args.library);
     let config = config(&args.judge);

@@ -5,8 +5,9 @@
 //! `$capture: name` binds the value; `$type: string|integer|number|boolean|object|array|null`;
 //! `$present: true`; `$absent: true` (only as an object member: the key must be missing);
 //! `$any_of: [patterns]`; `$not: pattern`; `$contains: [patterns]` (each matches some element);
-//! `$same: value` (equal by meaning: a top-level `_meta` is ignored on both sides, and a
-//! top-level `isError: false` is the same as none, as the schema's default says).
+//! `$same: value` (equal by meaning: a top-level `_meta` is ignored on both sides, a
+//! top-level `isError: false` is the same as none, as the schema's default says, and so is a
+//! `resultType: "complete"`, which 2026-07-28 clients read into an absent one).
 
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -203,14 +204,17 @@ fn type_name(v: &Value) -> &'static str {
     }
 }
 
-/// A result or error as `$same` compares it: without `_meta`, and without an `isError`
-/// that says what its absence says.
+/// A result or error as `$same` compares it: without `_meta`, and without an `isError` or
+/// `resultType` that says what its absence says.
 fn without_meta(v: &Value) -> Value {
     let mut v = v.clone();
     if let Some(o) = v.as_object_mut() {
         o.remove("_meta");
         if o.get("isError") == Some(&Value::Bool(false)) {
             o.remove("isError");
+        }
+        if o.get("resultType").and_then(Value::as_str) == Some("complete") {
+            o.remove("resultType");
         }
     }
     v

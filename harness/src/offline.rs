@@ -1,9 +1,12 @@
 //! Offline checking (`taskcheck check TRACE.jsonl`): a recorded trace, in the JSON-lines form
 //! `--trace` writes, judged by the same monitors and model as a live run. Rules that only a
 //! scenario step judges (an expected answer) need the live run; the requestor rules are not
-//! judged, since the recorded requestor need not be taskcheck.
+//! judged, since the recorded requestor need not be taskcheck. Each session says its profile:
+//! one that opens with server/discover, or whose requests carry the per-request protocol
+//! version of the extension's revision, is judged as the Tasks extension.
 
 use crate::monitor;
+use crate::profile::{ext_tasks, Profile};
 use crate::report::RunReport;
 use crate::runner::{roots, ScenarioRun};
 use crate::scenario::Scenario;
@@ -26,9 +29,33 @@ pub fn read_trace(text: &str, file: &str) -> Result<Vec<Entry>, String> {
         .collect()
 }
 
-/// What the receiver declared in the first initialize exchange of a session: in its
-/// initialize result, or, for a client receiver, in its initialize request.
-fn server_info(entries: &[Entry]) -> Option<ServerInfo> {
+/// The profile a recorded session speaks.
+fn profile_of(entries: &[Entry]) -> Profile {
+    let modern = entries
+        .iter()
+        .any(|e| match e.message.as_ref().map(wire::classify) {
+            Some(Ok(Message::Request { method, params, .. })) if e.dir == Direction::Out => {
+                method == "server/discover"
+                    || params
+                        .get("_meta")
+                        .and_then(|m| m.get(ext_tasks::META_VERSION))
+                        .is_some_and(|v| v == ext_tasks::PROTOCOL_VERSION)
+            }
+            _ => false,
+        });
+    match modern {
+        true => Profile::ExtTasks,
+        false => Profile::Tasks2025,
+    }
+}
+
+/// What the receiver declared in the first initialize (server/discover for the extension)
+/// exchange of a session: in its result, or, for a client receiver, in its initialize request.
+fn server_info(entries: &[Entry], profile: Profile) -> Option<ServerInfo> {
+    let opener = match profile {
+        Profile::Tasks2025 => "initialize",
+        Profile::ExtTasks => "server/discover",
+    };
     let client = entries
         .iter()
         .find_map(|e| match e.message.as_ref().map(wire::classify) {
@@ -47,7 +74,7 @@ fn server_info(entries: &[Entry]) -> Option<ServerInfo> {
             .iter()
             .find_map(|e| match (e.dir, e.message.as_ref().map(wire::classify)) {
                 (Direction::Out, Some(Ok(Message::Request { id, method, .. })))
-                    if method == "initialize" =>
+                    if method == opener =>
                 {
                     Some(id)
                 }
@@ -62,7 +89,10 @@ fn server_info(entries: &[Entry]) -> Option<ServerInfo> {
                     id,
                     outcome: Outcome::Result(r),
                 })),
-            ) if id == init_id => Some(ServerInfo::from_result(&r)),
+            ) if id == init_id => Some(match profile {
+                Profile::Tasks2025 => ServerInfo::from_result(&r),
+                Profile::ExtTasks => ext_tasks::discovered(&r),
+            }),
             _ => None,
         })
 }
@@ -87,17 +117,22 @@ pub fn judge(
         .and_then(|(_, es)| es.first())
         .map(|e| e.transport.clone())
         .unwrap_or_else(|| "stdio".into());
+    let profile = sessions
+        .first()
+        .map(|(_, es)| profile_of(es))
+        .unwrap_or_default();
     let scenarios = sessions
         .into_iter()
         .map(|(id, trace)| {
-            let server = server_info(&trace);
+            let profile = profile_of(&trace);
+            let server = server_info(&trace, profile);
             let capabilities = server
                 .as_ref()
                 .map(|s| s.capabilities.clone())
                 .unwrap_or(json!({}));
             let known = library.iter().find(|s| s.id == id);
             let breaks = known.map(|s| s.breaks.clone()).unwrap_or_default();
-            let judgement = monitor::judge(
+            let judgement = profile.judge(
                 &trace,
                 &monitor::Context {
                     capabilities: &capabilities,
@@ -132,6 +167,7 @@ pub fn judge(
         })
         .collect();
     RunReport {
+        profile,
         receiver: origin.to_string(),
         transport,
         started: String::new(),

@@ -208,6 +208,9 @@ pub struct Session {
     /// Default per-request timeout.
     pub timeout: Duration,
     abandon: Box<dyn Fn(&Value) + Send + Sync>,
+    /// `_meta` entries every request carries unless its params set them (a stateless
+    /// profile's per-request protocol version and client capabilities).
+    stamp: std::sync::RwLock<serde_json::Map<String, Value>>,
     _guard: Box<dyn Send + Sync>,
 }
 
@@ -246,8 +249,44 @@ impl Session {
             sent,
             timeout,
             abandon: conn.abandon,
+            stamp: Default::default(),
             _guard: conn.guard,
         }
+    }
+
+    /// Makes every later request carry these `_meta` entries (a request's own win).
+    pub fn stamp_requests(&self, meta: serde_json::Map<String, Value>) {
+        *self.stamp.write().unwrap_or_else(|p| p.into_inner()) = meta;
+    }
+
+    /// `params` with the stamped `_meta` entries it does not set itself; a stamped key a
+    /// request sets to null is left out (to send a request without it).
+    fn stamped(&self, mut params: Value) -> Value {
+        let stamp = self.stamp.read().unwrap_or_else(|p| p.into_inner());
+        if stamp.is_empty() {
+            return params;
+        }
+        if params.is_null() {
+            params = json!({});
+        }
+        let Some(obj) = params.as_object_mut() else {
+            return params;
+        };
+        let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(meta) = meta.as_object_mut() {
+            for (k, v) in stamp.iter() {
+                match meta.get(k) {
+                    Some(Value::Null) => {
+                        meta.remove(k);
+                    }
+                    Some(_) => {}
+                    None => {
+                        meta.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        params
     }
 
     /// Why the connection ended, if it did.
@@ -324,7 +363,7 @@ impl Session {
     ) -> Result<Reply, RequestError> {
         let id = json!(self.sent.next.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
-        let msg = wire::request(&id, method, &params);
+        let msg = wire::request(&id, method, &self.stamped(params));
         let start = Instant::now();
         // register before sending so a fast answer is never missed
         self.pending

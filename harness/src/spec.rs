@@ -1,17 +1,16 @@
-//! The rule catalogue: every normative statement of the 2025-11-25 Tasks utility, and the
-//! JSON-RPC wire rules `fuzz-wire` judges.
+//! The rule catalogues: every normative statement of the 2025-11-25 Tasks utility (with the
+//! JSON-RPC wire rules `fuzz-wire` judges) and of the Tasks extension, one file per profile.
 
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
-/// Where every catalogue `section` anchor points.
-pub const SPEC_BASE: &str =
-    "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks";
+use crate::profile::Profile;
 
-/// The protocol revision taskcheck speaks and judges.
+/// The protocol revision of the 2025-11-25 profile.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 const CATALOGUE_YAML: &str = include_str!("../catalogue/rules.yaml");
+const EXT_CATALOGUE_YAML: &str = include_str!("../catalogue/ext-tasks.yaml");
 
 /// RFC 2119 level of a statement; decides the severity of a failed check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,16 +91,31 @@ impl Rule {
     pub fn link(&self) -> String {
         self.url
             .clone()
-            .unwrap_or_else(|| format!("{SPEC_BASE}#{}", self.section))
+            .unwrap_or_else(|| format!("{}#{}", self.profile().spec_base(), self.section))
+    }
+
+    /// The profile whose catalogue holds the rule.
+    pub fn profile(&self) -> Profile {
+        Profile::of_rule(&self.id)
     }
 }
 
-/// The embedded catalogue, parsed once.
+/// Every embedded rule of every profile, parsed once.
 pub fn catalogue() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
-        serde_saphyr::from_str(CATALOGUE_YAML).expect("embedded catalogue is valid YAML")
+        [CATALOGUE_YAML, EXT_CATALOGUE_YAML]
+            .into_iter()
+            .flat_map(|text| {
+                serde_saphyr::from_str::<Vec<Rule>>(text).expect("embedded catalogue is valid YAML")
+            })
+            .collect()
     })
+}
+
+/// The rules of one profile's catalogue.
+pub fn catalogue_of(profile: Profile) -> impl Iterator<Item = &'static Rule> {
+    catalogue().iter().filter(move |r| r.profile() == profile)
 }
 
 /// Looks a rule up by id.
@@ -120,17 +134,22 @@ mod tests {
         for r in catalogue() {
             assert!(seen.insert(r.id.clone()), "duplicate rule id {}", r.id);
             assert!(
-                ["tasks.", "wire.", "transport."]
+                ["tasks.", "wire.", "transport.", "ext-tasks."]
                     .iter()
                     .any(|p| r.id.starts_with(p)),
                 "{}",
                 r.id
             );
-            // rules from other pages than the Tasks one name their source
-            assert!(r.id.starts_with("tasks.") || r.url.is_some(), "{}", r.id);
+            // rules from other pages than the Tasks ones name their source
+            assert!(
+                r.id.starts_with("tasks.") || r.id.starts_with("ext-tasks.") || r.url.is_some(),
+                "{}",
+                r.id
+            );
             assert!(!r.summary.is_empty());
         }
-        assert!(catalogue().len() > 50);
+        assert!(catalogue_of(Profile::Tasks2025).count() > 50);
+        assert!(catalogue_of(Profile::ExtTasks).count() > 40);
     }
 
     #[test]

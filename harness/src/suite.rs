@@ -30,6 +30,7 @@ pub async fn run_all<C: Connect + 'static>(
     let start = Instant::now();
     let cpu_start = own_cpu();
     let gate = Arc::new(Semaphore::new(jobs.max(1)));
+    let runs_profile = scenarios.first().map(|s| s.profile).unwrap_or_default();
     let config = Arc::new(config);
     let handles: Vec<_> = scenarios
         .into_iter()
@@ -66,6 +67,7 @@ pub async fn run_all<C: Connect + 'static>(
         ids_unique_across(&mut runs);
     }
     RunReport {
+        profile: runs_profile,
         cpu: own_cpu()
             .zip(cpu_start)
             .map(|(end, start)| end.saturating_sub(start)),

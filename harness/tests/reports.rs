@@ -82,6 +82,7 @@ fn sample() -> RunReport {
         "result {\"taskId\":\"task-1\",\"status\":\"cancelled\"}".into(),
     );
     RunReport {
+        profile: Default::default(),
         receiver: "my-server --stdio".into(),
         transport: "stdio".into(),
         started: "2026-01-01T00:00:00Z".into(),

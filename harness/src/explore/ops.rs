@@ -222,6 +222,7 @@ pub fn scenario(id: &str, title: &str, ops: &[Op], offer: &Offer) -> Scenario {
         breaks: Vec::new(),
         client_capabilities: None,
         receiver: Default::default(),
+        profile: Default::default(),
         timeout_ms: None,
         steps,
     };

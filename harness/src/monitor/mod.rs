@@ -59,6 +59,9 @@ pub struct Context<'a> {
     pub authorization: bool,
 }
 
+/// The rule a task that vanished before its ttl breaks.
+pub const EARLY_EXPIRY: &str = "tasks.ttl.no-early-expiry";
+
 /// Task ids must be unguessable where tasks cannot be bound to an authorization context.
 const SECURE_IDS: &str = "tasks.security.secure-ids";
 
@@ -68,16 +71,25 @@ pub struct Judgement {
     /// For each check, the rule it follows from if that rule failed too (see [`Finding::follows`]).
     pub because: Vec<Option<&'static str>>,
     pub harness_errors: Vec<Check>,
-    /// Answers that said a task does not exist after it vanished before its ttl, each with the
-    /// answer that first showed it gone: whatever they break follows from that.
-    pub vanished: BTreeMap<u64, u64>,
+    /// Answers that said a task does not exist where it should (it vanished before its ttl,
+    /// or was not there yet after its creation), each with the answer that first showed it
+    /// missing and the rule that breaks: whatever they break follows from that.
+    pub vanished: BTreeMap<u64, (u64, &'static str)>,
 }
 
 /// Whether a dotted path (`tasks.requests.tools.call`) exists in a capabilities object.
+/// A key may hold dots itself (`extensions.io.modelcontextprotocol/tasks`).
 pub fn has_capability(capabilities: &Value, path: &str) -> bool {
-    path.split('.')
-        .try_fold(capabilities, |v, key| v.get(key))
-        .is_some_and(|v| !v.is_null() && v != &Value::Bool(false))
+    fn find<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
+        if keys.is_empty() {
+            return Some(v);
+        }
+        (1..=keys.len())
+            .rev()
+            .find_map(|n| v.get(keys[..n].join(".")).and_then(|c| find(c, &keys[n..])))
+    }
+    let keys: Vec<&str> = path.split('.').collect();
+    find(capabilities, &keys).is_some_and(|v| !v.is_null() && v != &Value::Bool(false))
 }
 
 /// The capability that lets a request type be task-augmented (None: it never can be).
@@ -184,7 +196,12 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
         checks,
         because,
         harness_errors: m.conduct.errors(),
-        vanished: m.expiry.vanished_answers(),
+        vanished: m
+            .expiry
+            .vanished_answers()
+            .into_iter()
+            .map(|(answer, first)| (answer, (first, EARLY_EXPIRY)))
+            .collect(),
     }
 }
 
@@ -198,7 +215,8 @@ fn peer_of(e: &Entry) -> &str {
 }
 
 /// A request id as a key unique across the requestors of one trace.
-fn key(e: &Entry, id: &Value) -> String {
+/// A request's id within its session (the second requestor's ids are apart).
+pub fn key(e: &Entry, id: &Value) -> String {
     format!("{}:{id}", peer_of(e))
 }
 
@@ -756,10 +774,11 @@ struct RuleTally {
 
 /// Findings tallied by rule, and apart by the rule a failure may follow from.
 #[derive(Default)]
-struct Tally(BTreeMap<(&'static str, Option<&'static str>), RuleTally>);
+pub struct Tally(BTreeMap<(&'static str, Option<&'static str>), RuleTally>);
 
 impl Tally {
-    fn push(&mut self, f: Finding) {
+    /// Counts one finding.
+    pub fn push(&mut self, f: Finding) {
         let key = (f.rule, f.follows.filter(|_| !f.held));
         match self.0.get_mut(&key) {
             Some(t) => {
@@ -782,7 +801,8 @@ impl Tally {
         }
     }
 
-    fn extend(&mut self, findings: impl IntoIterator<Item = Finding>) {
+    /// Counts many findings.
+    pub fn extend(&mut self, findings: impl IntoIterator<Item = Finding>) {
         for f in findings {
             self.push(f);
         }
@@ -790,7 +810,7 @@ impl Tally {
 
     /// One check per rule (and rule it may follow from): its first failure with a count, or
     /// a pass with the number of observations; beside them, what each may follow from.
-    fn checks(self) -> (Vec<Check>, Vec<Option<&'static str>>) {
+    pub fn checks(self) -> (Vec<Check>, Vec<Option<&'static str>>) {
         self.0
             .into_iter()
             .map(|((rule, follows), t)| {

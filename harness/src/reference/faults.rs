@@ -79,6 +79,43 @@ pub enum Fault {
     ListOnePage,
     PerSessionIds,
     ElicitAsTask,
+    // the extension's reference (profile/ext_tasks/faults.rs)
+    ExtUndeclared,
+    ExtAdvertisesLegacy,
+    ExtDiscoverWithoutVersion,
+    ExtTaskWithoutCapability,
+    ExtLegacyHonoured,
+    ExtTaskParamHonoured,
+    ExtMissingCapabilityWrongCode,
+    ExtListResultTypeTask,
+    ExtOmitsResultType,
+    ExtCreateResultTypeComplete,
+    ExtGetResultTypeTask,
+    ExtUpdateResultTypeMissing,
+    ExtCancelResultTypeMissing,
+    ExtTtlNotTtlMs,
+    ExtGetOtherTaskId,
+    ExtCancelledReopens,
+    ExtLazyCreation,
+    ExtOneInputRequest,
+    ExtCompletedWithoutResult,
+    ExtResultLosesIsError,
+    ExtFailedWithoutError,
+    ExtErrorDiffers,
+    ExtToolErrorFails,
+    ExtFailedWithoutMessage,
+    ExtGetUnknownWrongCode,
+    ExtUpdateReturnsTask,
+    ExtUpdateIgnored,
+    ExtUpdateRejectsUnknownKey,
+    ExtPartialCompletes,
+    ExtReusesInputKey,
+    ExtUpdateUnknownAcks,
+    ExtCancelReturnsTask,
+    ExtCancelUnknownAcks,
+    ExtServesTasksResult,
+    ExtTasksMethodsUndeclared,
+    ExtAcceptsMissingMeta,
 }
 
 /// Faults that only the Streamable HTTP receiver can show.
@@ -340,6 +377,12 @@ impl Faults {
     /// Faults of the reference receiver from their names; the first unknown name is the error.
     pub fn from_names(names: &[String]) -> Result<Faults, String> {
         Faults::named(names, &FAULTS.iter().collect::<Vec<_>>(), "reference")
+    }
+
+    /// Faults of the extension's reference receiver from their names.
+    pub fn from_ext_names(names: &[String]) -> Result<Faults, String> {
+        let list: Vec<&FaultInfo> = crate::profile::ext_tasks::faults::FAULTS.iter().collect();
+        Faults::named(names, &list, "reference --profile ext-tasks")
     }
 
     /// Faults of the reference client from their names; the first unknown name is the error.

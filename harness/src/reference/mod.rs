@@ -75,7 +75,8 @@ fn invalid(message: impl Into<String>) -> (i64, String) {
     (code::INVALID_PARAMS, message.into())
 }
 
-fn rfc3339(t: time::OffsetDateTime) -> String {
+/// A time as RFC 3339 text.
+pub(crate) fn rfc3339(t: time::OffsetDateTime) -> String {
     t.format(&Rfc3339).unwrap_or_default()
 }
 
@@ -908,9 +909,42 @@ impl Reference {
     }
 }
 
+/// A receiver the stdio server can serve: it takes decoded messages and writes its own.
+pub trait Receives: Send + Sync + 'static {
+    /// Takes one decoded message from the requestor.
+    fn take(self: &Arc<Self>, message: Message);
+    /// Writes one message to the requestor.
+    fn put(&self, msg: Value);
+    /// The faults it runs with.
+    fn faults(&self) -> &Faults;
+}
+
+impl Receives for Reference {
+    fn take(self: &Arc<Self>, message: Message) {
+        self.receive(message)
+    }
+
+    fn put(&self, msg: Value) {
+        self.send(msg)
+    }
+
+    fn faults(&self) -> &Faults {
+        &self.faults
+    }
+}
+
 /// Serves the reference receiver on stdin/stdout until stdin closes; `hostile` breaks the
 /// transport on purpose.
 pub async fn serve_stdio(faults: Faults, hostile: Option<Hostile>) -> std::io::Result<()> {
+    serve_stdio_with(faults, hostile, Reference::new).await
+}
+
+/// Serves a receiver `make` builds on stdin/stdout until stdin closes.
+pub async fn serve_stdio_with<R: Receives>(
+    faults: Faults,
+    hostile: Option<Hostile>,
+    make: impl FnOnce(Faults, mpsc::UnboundedSender<Value>) -> Arc<R>,
+) -> std::io::Result<()> {
     if hostile == Some(Hostile::ExitBeforeInit) {
         std::process::exit(1);
     }
@@ -940,7 +974,7 @@ pub async fn serve_stdio(faults: Faults, hostile: Option<Hostile>) -> std::io::R
             }
         }
     });
-    let server = Reference::new(faults, out);
+    let server = make(faults, out);
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
@@ -955,11 +989,15 @@ pub async fn serve_stdio(faults: Faults, hostile: Option<Hostile>) -> std::io::R
                     _ => None,
                 };
                 match answer {
-                    Some(a) => server.send(a),
-                    None => server.receive(message),
+                    Some(a) => server.put(a),
+                    None => server.take(message),
                 }
             }
-            Err(e) => server.send(Reference::decode_error(&server.faults, line.as_bytes(), &e)),
+            Err(e) => server.put(Reference::decode_error(
+                server.faults(),
+                line.as_bytes(),
+                &e,
+            )),
         }
     }
     drop(server);

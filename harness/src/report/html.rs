@@ -40,10 +40,10 @@ impl RunReport {
     pub fn html(&self, outcome: &Outcome) -> String {
         let mut out = format!(
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>taskcheck report: {}</title><style>{STYLE}</style></head><body>\n\
-<h1>taskcheck: MCP {} Tasks conformance</h1>\n<p>Receiver <code>{}</code> over {}, started {}, {} scenario(s) in {} ms.</p>\n\
+<h1>taskcheck: MCP {} conformance</h1>\n<p>Receiver <code>{}</code> over {}, started {}, {} scenario(s) in {} ms.</p>\n\
 <p class=\"exit code{}\"><b>exit {}</b>: {}</p>\n<p>{}</p>\n",
             escape(&self.receiver),
-            spec::PROTOCOL_VERSION,
+            self.profile.title(),
             escape(&self.receiver),
             self.transport,
             escape(&self.started),

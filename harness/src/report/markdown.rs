@@ -20,8 +20,8 @@ impl RunReport {
             _ => "⚠️",
         };
         let mut out = format!(
-            "## taskcheck: MCP {} Tasks conformance\n\n{icon} **exit {}**: {}\n\nReceiver `{}` over {}, {} scenario(s) in {} ms.\n\n",
-            spec::PROTOCOL_VERSION,
+            "## taskcheck: MCP {} conformance\n\n{icon} **exit {}**: {}\n\nReceiver `{}` over {}, {} scenario(s) in {} ms.\n\n",
+            self.profile.title(),
             outcome.code,
             cell(&outcome.meaning),
             cell(&self.receiver),

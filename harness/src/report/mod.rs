@@ -12,6 +12,7 @@ pub use json::REPORT_SCHEMA;
 
 use crate::baseline::Baseline;
 use crate::exit;
+use crate::profile::Profile;
 use crate::runner::ScenarioRun;
 use crate::verdict::{Check, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,6 +27,8 @@ pub enum FailOn {
 
 /// A whole run: metadata and every scenario's outcome.
 pub struct RunReport {
+    /// The design of Tasks the run judged.
+    pub profile: Profile,
     pub receiver: String,
     pub transport: String,
     pub started: String,
@@ -194,19 +197,22 @@ impl RunReport {
         outcome
     }
 
-    /// Said plainly when the receiver declares no `tasks` capability at all (it does not
-    /// implement 2025-11-25 Tasks, e.g. an SDK release line that removed them).
+    /// Said plainly when the receiver declares no task support at all (it does not implement
+    /// the profile's Tasks, e.g. an SDK release line that removed them).
     pub fn no_tasks_note(&self) -> Option<&'static str> {
-        let declared = self
+        let capabilities = &self
             .scenarios
             .iter()
             .find_map(|s| s.server.as_ref())?
-            .capabilities
-            .get("tasks")
-            .is_some();
-        (!declared).then_some(
-            "The receiver declares no `tasks` capability: it does not implement the 2025-11-25 Tasks utility, so every rule that needs it is not applicable. Still checked: a task-augmented request is processed normally, its `task` ignored (tasks.support.undeclared-processed-normally).",
-        )
+            .capabilities;
+        match self.profile {
+            Profile::Tasks2025 => capabilities.get("tasks").is_none().then_some(
+                "The receiver declares no `tasks` capability: it does not implement the 2025-11-25 Tasks utility, so every rule that needs it is not applicable. Still checked: a task-augmented request is processed normally, its `task` ignored (tasks.support.undeclared-processed-normally).",
+            ),
+            Profile::ExtTasks => (!crate::profile::ext_tasks::declares(capabilities)).then_some(
+                "The receiver's server/discover declares no `io.modelcontextprotocol/tasks` extension, so every rule that needs it is not applicable. Still checked: no request gets a CreateTaskResult it did not ask for (ext-tasks.capability.advertise and the negotiation rules).",
+            ),
+        }
     }
 
     /// The rules that were not met (fail, warn, error), worst verdict each.

@@ -5,6 +5,7 @@ mod steps;
 
 use crate::fixtures::FixtureMap;
 use crate::monitor;
+use crate::profile::Profile;
 use crate::scenario::{ReceiverKind, Scenario};
 use crate::schema::SchemaSet;
 use crate::session::{RequestError, ServerInfo, Session};
@@ -240,12 +241,12 @@ pub async fn run_scenario<C: Connect>(
         let caps = scenario
             .client_capabilities
             .clone()
-            .unwrap_or(json!({"elicitation": {}}));
-        let info = match connector.receiver() {
-            ReceiverKind::Server => session.initialize(caps.clone()).await,
-            ReceiverKind::Client => session.accept(json!({})).await,
-        }
-        .map_err(Stop::Harness)?;
+            .unwrap_or_else(|| scenario.profile.default_client_capabilities());
+        let info = scenario
+            .profile
+            .open(&session, connector.receiver(), caps.clone())
+            .await
+            .map_err(Stop::Harness)?;
         run.server = Some(info.clone());
         if let Some(skip) = transport_needs(connector, scenario) {
             return Ok(Some(skip));
@@ -255,7 +256,9 @@ pub async fn run_scenario<C: Connect>(
             Prepared::Run(unavailable) => unavailable,
         };
         let peer_b = match scenario.uses_peer_b() {
-            true => Some(second_session(connector, &session, limits, caps).await?),
+            true => {
+                Some(second_session(connector, &session, scenario.profile, limits, caps).await?)
+            }
             false => None,
         };
         let exec = Exec {
@@ -304,7 +307,7 @@ pub async fn run_scenario<C: Connect>(
     let mut because = Vec::new();
     let mut vanished = Default::default();
     if let Some(server) = &run.server {
-        let judgement = monitor::judge(
+        let judgement = scenario.profile.judge(
             &run.trace,
             &monitor::Context {
                 capabilities: &server.capabilities,
@@ -403,6 +406,7 @@ fn transport_needs<C: Connect>(connector: &C, scenario: &Scenario) -> Option<(Ve
 async fn second_session<C: Connect>(
     connector: &C,
     first: &Session,
+    profile: Profile,
     limits: &Limits,
     capabilities: Value,
 ) -> Result<Session, Stop> {
@@ -411,8 +415,8 @@ async fn second_session<C: Connect>(
         .await
         .map_err(|e| Stop::Harness(format!("the second requestor cannot connect: {e}")))?;
     let second = Session::start_with(conn, limits.request, first.trace.for_peer("b"));
-    second
-        .initialize(capabilities)
+    profile
+        .open(&second, ReceiverKind::Server, capabilities)
         .await
         .map_err(|e| Stop::Harness(format!("the second requestor: {e}")))?;
     Ok(second)
@@ -514,6 +518,37 @@ pub async fn probe<C: Connect>(
     })?;
     Ok((info, tools))
 }
+
+/// The newest profile the receiver speaks: the extension's when server/discover lists its
+/// protocol version, else 2025-11-25 (whose initialize the run itself tries). The text says
+/// what the receiver answered.
+pub async fn detect_profile<C: Connect>(connector: &C, limits: &Limits) -> (Profile, String) {
+    let conn = match connector.connect(Peer::A).await {
+        Ok(c) => c,
+        Err(e) => return (Profile::Tasks2025, format!("cannot ask: {e}")),
+    };
+    let session = Session::start(conn, limits.request.min(DETECT_TIMEOUT));
+    match crate::profile::ext_tasks::open(&session, Profile::ExtTasks.default_client_capabilities())
+        .await
+    {
+        Ok(info) if info.protocol_version == Profile::ExtTasks.protocol_version() => (
+            Profile::ExtTasks,
+            format!("server/discover lists {}", info.protocol_version),
+        ),
+        Ok(info) => (
+            Profile::Tasks2025,
+            format!(
+                "server/discover lists no {} (only {:?})",
+                Profile::ExtTasks.protocol_version(),
+                info.protocol_version
+            ),
+        ),
+        Err(why) => (Profile::Tasks2025, why),
+    }
+}
+
+/// How long profile detection waits for server/discover (a legacy server may never answer).
+const DETECT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Every tool the receiver lists, following cursors.
 async fn list_tools(session: &Session, limits: &Limits) -> Result<Vec<Value>, Stop> {

@@ -5,8 +5,9 @@
 //! - a step's `given` rules: the step's judgement takes them for granted (scenario file);
 //! - a monitor finding's `follows` rule (the model: a cancelled task reported otherwise breaks
 //!   `tasks.cancel.stays-cancelled` first);
-//! - a task gone before its ttl (`tasks.ttl.no-early-expiry`) explains every later answer that
-//!   says it does not exist (the expiry monitor).
+//! - a task missing where it should be (gone before its ttl, `tasks.ttl.no-early-expiry`; not
+//!   there yet after its creation, `ext-tasks.create.durable`) explains every answer that says
+//!   it does not exist (the monitors' `vanished`).
 //!
 //! A consequence needs its root to be a failure of this scenario; without one it stays a failure.
 
@@ -16,15 +17,13 @@ use crate::verdict::{Check, Root, Verdict};
 use crate::wire::{self, Message};
 use std::collections::{BTreeMap, HashMap};
 
-/// The rule a task that vanished early breaks.
-const EARLY_EXPIRY: &str = "tasks.ttl.no-early-expiry";
-
 /// What the attribution knows besides the checks.
 pub struct Facts<'a> {
     /// For each check (by index; missing at the end: none), the rule it may follow from.
     pub because: &'a [Option<&'static str>],
-    /// Answers about a task that vanished early, with the answer that first showed it gone.
-    pub vanished: &'a BTreeMap<u64, u64>,
+    /// Answers about a missing task, with the answer that first showed it missing and the
+    /// rule its absence breaks.
+    pub vanished: &'a BTreeMap<u64, (u64, &'static str)>,
     /// The step that sent each request (or took each receiver message), by trace number.
     pub sent_by: &'a BTreeMap<u64, String>,
     pub trace: &'a [Entry],
@@ -64,14 +63,17 @@ pub fn attribute(
             });
             continue;
         }
-        let vanished = (c.rule != EARLY_EXPIRY)
-            .then(|| c.evidence.iter().find_map(|seq| facts.vanished.get(seq)))
-            .flatten();
+        let vanished = c
+            .evidence
+            .iter()
+            .find_map(|seq| facts.vanished.get(seq))
+            .filter(|(_, rule)| c.rule != *rule);
         if !c.broke() {
-            // a rule left untestable by a step that met a vanished task follows from it too
-            if let (Some(first), Verdict::Untestable, None) = (vanished, c.verdict, &c.root) {
-                roots[i] = root_failure(&checks, &roots, i, EARLY_EXPIRY).map(|_| Root {
-                    rule: EARLY_EXPIRY.into(),
+            // a rule left untestable by a step that met a missing task follows from it too
+            if let (Some((first, rule)), Verdict::Untestable, None) = (vanished, c.verdict, &c.root)
+            {
+                roots[i] = root_failure(&checks, &roots, i, rule).map(|_| Root {
+                    rule: rule.to_string(),
                     scenario: id.to_string(),
                     step: step_of.label(*first),
                 });
@@ -79,9 +81,9 @@ pub fn attribute(
             continue;
         }
         let follows = facts.because.get(i).copied().flatten();
-        let root = if let Some(first) = vanished {
-            root_failure(&checks, &roots, i, EARLY_EXPIRY)
-                .map(|_| (EARLY_EXPIRY.to_string(), step_of.label(*first)))
+        let root = if let Some((first, rule)) = vanished {
+            root_failure(&checks, &roots, i, rule)
+                .map(|_| (rule.to_string(), step_of.label(*first)))
         } else if let Some(rule) = follows {
             root_failure(&checks, &roots, i, rule)
                 .map(|r| (rule.to_string(), checks[r].step.clone()))

@@ -412,6 +412,7 @@ impl<'a> Exec<'a> {
                     .await
                     .map_err(Stop::from)
             }
+            StepKind::Respond { task, reply } => self.respond(step, task, reply, state).await,
             StepKind::Notification { method } => self
                 .receive(step, Inbox::Notifications, method, state)
                 .await
@@ -560,6 +561,7 @@ impl<'a> Exec<'a> {
             // deadline to a few polls, the scenario's own deadline still bounding it
             let interval = Duration::from_millis(
                 task.get("pollInterval")
+                    .or(task.get("pollIntervalMs"))
                     .and_then(Value::as_u64)
                     .unwrap_or(POLL_DEFAULT_MS)
                     .max(POLL_MIN_MS),
@@ -581,6 +583,45 @@ impl<'a> Exec<'a> {
             ),
             evidence,
         )
+    }
+
+    /// Answers every request a task has outstanding in one tasks/update.
+    async fn respond(
+        &self,
+        step: &Step,
+        task: &str,
+        reply: &Value,
+        state: &mut State,
+    ) -> Result<(), Stop> {
+        let task_id = matcher::substitute(&json!(task), &state.vars).map_err(Stop::Prerequisite)?;
+        let reply = matcher::substitute(reply, &state.vars).map_err(Stop::Prerequisite)?;
+        let Some(shown) = self
+            .request(step, "tasks/get", json!({"taskId": task_id}), state)
+            .await?
+        else {
+            return Ok(());
+        };
+        let keys: Vec<String> = match &shown.outcome {
+            Outcome::Result(t) => t
+                .get("inputRequests")
+                .and_then(Value::as_object)
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default(),
+            Outcome::Error(_) => Vec::new(),
+        };
+        if keys.is_empty() {
+            return Err(Stop::Prerequisite(format!(
+                "task {task_id} shows no outstanding request to answer (tasks/get: {})",
+                matcher::short(outcome_value(&shown.outcome))
+            )));
+        }
+        let responses: serde_json::Map<String, Value> =
+            keys.into_iter().map(|k| (k, reply.clone())).collect();
+        let params = json!({"taskId": task_id, "inputResponses": responses});
+        let Some(answer) = self.request(step, "tasks/update", params, state).await? else {
+            return Ok(());
+        };
+        self.judge_answer(step, &answer.outcome, vec![answer.asked, answer.seq], state)
     }
 
     async fn walk_list(

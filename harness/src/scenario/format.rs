@@ -1,5 +1,6 @@
 //! Scenario file types. Parsing validates them, so the runner can trust their shape.
 
+use crate::profile::Profile;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -15,6 +16,9 @@ pub struct Scenario {
     /// or a client (taskcheck is its server, `taskcheck client`).
     #[serde(default, skip_serializing_if = "ReceiverKind::is_server")]
     pub receiver: ReceiverKind,
+    /// The design of Tasks the scenario tests: `2025-11-25` (the default) or `ext-tasks`.
+    #[serde(default, skip_serializing_if = "Profile::is_default")]
+    pub profile: Profile,
     /// Catalogue rule ids this scenario judges.
     pub rules: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -25,7 +29,8 @@ pub struct Scenario {
     /// reports any other break of a requestor rule by itself as a harness error.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub breaks: Vec<String>,
-    /// Client capabilities sent in initialize (default: `{elicitation: {}}`).
+    /// Client capabilities: sent in initialize (2025-11-25, default `{elicitation: {}}`), or
+    /// in every request's `_meta` (ext-tasks, default: the extension declared).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_capabilities: Option<Value>,
     /// Deadline of the whole scenario in ms (default: the run's --scenario-timeout-ms).
@@ -161,6 +166,12 @@ pub enum StepKind {
         method: String,
         reply: Value,
     },
+    /// Answer every outstanding request of a task (the `inputRequests` tasks/get shows) with
+    /// `reply` in one tasks/update; `expect` judges the tasks/update answer.
+    Respond {
+        task: String,
+        reply: Value,
+    },
     /// Wait for a receiver notification of this method and judge its params with `expect`.
     Notification {
         method: String,
@@ -219,6 +230,8 @@ pub struct RawStep {
     pub answer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notification: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub respond: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walk_list: Option<WalkList>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -292,6 +305,7 @@ impl TryFrom<RawStep> for Step {
             ("wait", raw.wait.is_some()),
             ("answer", raw.answer.is_some()),
             ("notification", raw.notification.is_some()),
+            ("respond", raw.respond.is_some()),
             ("walk_list", raw.walk_list.is_some()),
             ("parallel", raw.parallel.is_some()),
             ("steps", raw.steps.is_some()),
@@ -302,7 +316,7 @@ impl TryFrom<RawStep> for Step {
         let kind_name = match kinds.as_slice() {
             [one] => *one,
             [] => return Err(
-                "a step needs one of send, notify, poll, wait, answer, notification, walk_list, parallel, steps"
+                "a step needs one of send, notify, poll, wait, answer, notification, respond, walk_list, parallel, steps"
                     .into(),
             ),
             many => {
@@ -329,7 +343,7 @@ impl TryFrom<RawStep> for Step {
             "notify" => &["params"],
             "poll" => &["until", "capture", "rule", "timeout_ms", "given"],
             "wait" => &[],
-            "answer" => &["reply", "rule", "expect", "checks", "timeout_ms", "given"],
+            "answer" | "respond" => &["reply", "rule", "expect", "checks", "timeout_ms", "given"],
             "notification" => &["rule", "expect", "checks", "timeout_ms", "given"],
             "walk_list" => &["rule", "expect", "checks", "timeout_ms", "peer", "given"],
             _ => &[],
@@ -397,6 +411,12 @@ impl TryFrom<RawStep> for Step {
                 reply: raw
                     .reply
                     .ok_or("an answer step needs `reply`: the result to send")?,
+            },
+            "respond" => StepKind::Respond {
+                task: raw.respond.unwrap_or_default(),
+                reply: raw.reply.ok_or(
+                    "a respond step needs `reply`: the answer to each outstanding request",
+                )?,
             },
             "notification" => StepKind::Notification {
                 method: raw.notification.unwrap_or_default(),
@@ -469,6 +489,10 @@ impl From<Step> for RawStep {
             StepKind::Wait { ms } => raw.wait = Some(ms),
             StepKind::Answer { method, reply } => {
                 raw.answer = Some(method);
+                raw.reply = Some(reply);
+            }
+            StepKind::Respond { task, reply } => {
+                raw.respond = Some(task);
                 raw.reply = Some(reply);
             }
             StepKind::Notification { method } => raw.notification = Some(method),
@@ -550,6 +574,10 @@ impl Step {
             }
             StepKind::Poll { task, .. } => values.push(Value::String(task.clone())),
             StepKind::Answer { reply, .. } => values.push(reply.clone()),
+            StepKind::Respond { task, reply } => {
+                values.push(Value::String(task.clone()));
+                values.push(reply.clone());
+            }
             StepKind::WalkList {
                 contains, lacks, ..
             } => values.extend(

@@ -1,6 +1,7 @@
 //! Loading scenarios: the embedded library, user directories, and parse errors with positions.
 
 use super::Scenario;
+use crate::profile::Profile;
 use crate::spec;
 use include_dir::{include_dir, Dir};
 use std::path::Path;
@@ -72,6 +73,17 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
                 format!("unknown rule id {rule:?} (see `taskcheck list`)"),
             ));
         }
+        if !applies(rule, scenario.profile) {
+            let (l, c) = locate(rule);
+            return Err(err(
+                l,
+                c,
+                format!(
+                    "rule {rule:?} is not a rule of the profile {} (set `profile:` to the one it belongs to)",
+                    scenario.profile
+                ),
+            ));
+        }
     }
     for rule in &scenario.breaks {
         if spec::rule(rule).is_none_or(|r| r.actor != spec::Actor::Requestor) {
@@ -112,6 +124,12 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     Ok(scenario)
 }
 
+/// Whether a scenario of a profile may judge a rule: the profile's own, or a wire and transport
+/// rule, which hold whatever the design of Tasks.
+fn applies(rule: &str, profile: Profile) -> bool {
+    Profile::of_rule(rule) == profile || rule.starts_with("wire.") || rule.starts_with("transport.")
+}
+
 fn first_line(message: &str) -> String {
     message.lines().next().unwrap_or(message).trim().to_string()
 }
@@ -123,14 +141,16 @@ pub fn print(scenario: &Scenario) -> String {
 
 /// The scenarios built into the binary, in id order.
 pub fn builtin() -> Vec<Scenario> {
-    // server-receiver scenarios at the top, client-receiver ones in `client/`
-    let client = BUILTIN
-        .get_dir("client")
-        .into_iter()
+    // 2025-11-25 server-receiver scenarios at the top, client-receiver ones in `client/`,
+    // each other profile's in its folder
+    let folders =
+        std::iter::once("client").chain(Profile::ALL.iter().filter_map(|p| p.scenario_folder()));
+    let nested = folders
+        .filter_map(|f| BUILTIN.get_dir(f))
         .flat_map(|d| d.files());
     let mut out: Vec<Scenario> = BUILTIN
         .files()
-        .chain(client)
+        .chain(nested)
         .filter(|f| f.path().extension().is_some_and(|e| e == "yaml"))
         .map(|f| {
             let name = format!("scenarios/{}", f.path().display());

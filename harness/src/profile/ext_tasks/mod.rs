@@ -1,0 +1,123 @@
+//! The Tasks extension `io.modelcontextprotocol/tasks` on protocol revision 2026-07-28: how a
+//! conversation opens (server/discover, then stateless requests that carry their protocol
+//! version and client capabilities in `_meta`), its monitors and its reference receiver.
+//! Its rules are in `catalogue/ext-tasks.yaml`, its scenarios in `scenarios/ext-tasks/`.
+
+pub mod faults;
+pub mod monitor;
+pub mod reference;
+
+use crate::session::{ServerInfo, Session};
+use crate::wire::Outcome;
+use serde_json::{json, Map, Value};
+
+/// The protocol revision the extension builds on.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+/// The extension's identifier, its key under `capabilities.extensions`.
+pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// Every rule id of the profile starts with this.
+pub const RULE_PREFIX: &str = "ext-tasks.";
+/// The per-request `_meta` key of the protocol version.
+pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The per-request `_meta` key of the client capabilities.
+pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The per-request `_meta` key of the client's identity.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// The result `_meta` key of the server's identity.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// Missing Required Client Capability.
+pub const MISSING_CAPABILITY: i64 = -32021;
+
+/// Client capabilities that declare the extension.
+pub fn declaring() -> Value {
+    json!({"extensions": {EXTENSION: {}}})
+}
+
+/// Whether a capabilities object declares the extension.
+pub fn declares(capabilities: &Value) -> bool {
+    capabilities
+        .get("extensions")
+        .and_then(|e| e.get(EXTENSION))
+        .is_some_and(Value::is_object)
+}
+
+/// The client capabilities a request's `_meta` carries (null when it carries none).
+pub fn request_capabilities(params: &Value) -> &Value {
+    params
+        .get("_meta")
+        .and_then(|m| m.get(META_CAPABILITIES))
+        .unwrap_or(&Value::Null)
+}
+
+/// The `_meta` every request of a conversation carries.
+pub fn request_meta(capabilities: Value) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert(META_VERSION.into(), json!(PROTOCOL_VERSION));
+    meta.insert(META_CAPABILITIES.into(), capabilities);
+    meta.insert(
+        META_CLIENT_INFO.into(),
+        json!({"name": "taskcheck", "version": env!("CARGO_PKG_VERSION")}),
+    );
+    meta
+}
+
+/// Opens a conversation: every request from now on carries the per-request `_meta`, and
+/// server/discover tells what the server supports.
+pub async fn open(session: &Session, capabilities: Value) -> Result<ServerInfo, String> {
+    session.stamp_requests(request_meta(capabilities));
+    let reply = session
+        .request("server/discover", json!({}), session.timeout)
+        .await
+        .map_err(|e| format!("server/discover failed: {e}"))?;
+    match reply.outcome {
+        Outcome::Result(result) => Ok(discovered(&result)),
+        Outcome::Error(e) => Err(format!("server/discover was rejected: {e}")),
+    }
+}
+
+/// What a DiscoverResult declares.
+pub fn discovered(result: &Value) -> ServerInfo {
+    let mut supported = result
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str);
+    ServerInfo {
+        capabilities: result.get("capabilities").cloned().unwrap_or(json!({})),
+        server_info: result
+            .get("_meta")
+            .and_then(|m| m.get(META_SERVER_INFO))
+            .cloned()
+            .unwrap_or(Value::Null),
+        protocol_version: supported
+            .clone()
+            .find(|v| *v == PROTOCOL_VERSION)
+            .or(supported.next_back())
+            .unwrap_or_default()
+            .to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declaring_capabilities_declare_and_discover_reads_what_matters() {
+        assert!(declares(&declaring()));
+        assert!(!declares(
+            &json!({"tasks": {"requests": {"tools": {"call": {}}}}})
+        ));
+        assert!(!declares(&Value::Null));
+        let info = discovered(&json!({
+            "resultType": "complete",
+            "supportedVersions": ["2025-11-25", PROTOCOL_VERSION],
+            "capabilities": declaring(),
+            "_meta": {META_SERVER_INFO: {"name": "s", "version": "1"}},
+        }));
+        assert_eq!(info.protocol_version, PROTOCOL_VERSION);
+        assert_eq!(info.server_info["name"], "s");
+        assert!(declares(&info.capabilities));
+    }
+}

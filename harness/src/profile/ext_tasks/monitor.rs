@@ -1,0 +1,462 @@
+//! The extension's monitors: rules judged on every message of a run, whatever the scenario:
+//! `resultType` on every result, the Task shape, the state diagram, `inputRequests` keys, and
+//! what server/discover declares.
+
+use super::declares;
+use crate::model::Finding;
+use crate::monitor::{key, Context, Judgement, Tally};
+use crate::trace::{Direction, Entry};
+use crate::wire::{self, Message, Outcome};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+
+/// The rules these monitors judge.
+pub const RULES: &[&str] = &[
+    ADVERTISE,
+    NO_LEGACY,
+    DISCOVER,
+    TYPE_REQUIRED,
+    TYPE_ON_CREATE,
+    TYPE_ONLY_ON_CREATE,
+    GET_COMPLETE,
+    UPDATE_COMPLETE,
+    CANCEL_COMPLETE,
+    FIELDS,
+    SAME_ID,
+    TRANSITIONS,
+    KEYS_UNIQUE,
+    DURABLE,
+];
+
+const ADVERTISE: &str = "ext-tasks.capability.advertise";
+const NO_LEGACY: &str = "ext-tasks.capability.no-legacy-advertise";
+const DISCOVER: &str = "ext-tasks.core.discover";
+const TYPE_REQUIRED: &str = "ext-tasks.result-type.required";
+const TYPE_ON_CREATE: &str = "ext-tasks.result-type.task-on-create";
+const TYPE_ONLY_ON_CREATE: &str = "ext-tasks.result-type.task-only-on-create";
+const GET_COMPLETE: &str = "ext-tasks.get.result-type-complete";
+const UPDATE_COMPLETE: &str = "ext-tasks.update.result-type-complete";
+const CANCEL_COMPLETE: &str = "ext-tasks.cancel.result-type-complete";
+const FIELDS: &str = "ext-tasks.task.fields";
+const SAME_ID: &str = "ext-tasks.task.same-id";
+const TRANSITIONS: &str = "ext-tasks.lifecycle.transitions";
+const KEYS_UNIQUE: &str = "ext-tasks.update.keys-unique";
+const DURABLE: &str = "ext-tasks.create.durable";
+
+const STATUSES: [&str; 5] = [
+    "working",
+    "input_required",
+    "completed",
+    "failed",
+    "cancelled",
+];
+
+/// A request taskcheck sent, waiting for its answer.
+struct Asked {
+    method: String,
+    params: Value,
+    seq: u64,
+}
+
+/// What one task showed so far.
+#[derive(Default)]
+struct Seen {
+    /// The last status and the message that showed it.
+    status: Option<(String, u64)>,
+    /// The first terminal status and the message that showed it.
+    terminal: Option<(String, u64)>,
+    /// Every `inputRequests` key with the request it named and where.
+    keys: BTreeMap<String, (Value, u64)>,
+    /// The answer that handed the task out (its CreateTaskResult), if seen.
+    created: Option<u64>,
+    /// Whether some answer found the task since.
+    found: bool,
+    /// The first answer after its creation that did not find it.
+    missing: Option<u64>,
+}
+
+#[derive(Default)]
+struct Monitor {
+    findings: Tally,
+    asked: HashMap<String, Asked>,
+    tasks: HashMap<String, Seen>,
+    /// Answers that did not find a task created before they were asked, with the first such.
+    vanished: BTreeMap<u64, (u64, &'static str)>,
+}
+
+/// Judges a run's trace by the extension's monitors.
+pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
+    let mut m = Monitor::default();
+    for e in entries {
+        m.entry(e, ctx);
+    }
+    let (checks, because) = m.findings.checks();
+    Judgement {
+        checks,
+        because,
+        harness_errors: Vec::new(),
+        vanished: m.vanished,
+    }
+}
+
+impl Monitor {
+    fn find(&mut self, rule: &'static str, held: bool, message: String, evidence: Vec<u64>) {
+        self.findings
+            .push(Finding::new(rule, held, message, evidence));
+    }
+
+    fn entry(&mut self, e: &Entry, ctx: &Context) {
+        let Some(value) = &e.message else { return };
+        let Ok(msg) = wire::classify(value) else {
+            return;
+        };
+        match (e.dir, msg) {
+            (Direction::Out, Message::Request { id, method, params }) => {
+                let asked = Asked {
+                    method,
+                    params,
+                    seq: e.seq,
+                };
+                self.asked.insert(key(e, &id), asked);
+            }
+            (Direction::In, Message::Response { id, outcome }) => {
+                let Some(asked) = self.asked.remove(&key(e, &id)) else {
+                    return;
+                };
+                match outcome {
+                    Outcome::Result(result) => self.result(&asked, &result, e.seq, ctx),
+                    Outcome::Error(error) => self.refused(&asked, &error, e.seq),
+                }
+            }
+            (Direction::In, Message::Notification { method, params })
+                if method == "notifications/tasks" =>
+            {
+                self.task(&params, vec![e.seq]);
+            }
+            _ => {}
+        }
+    }
+
+    fn result(&mut self, asked: &Asked, result: &Value, seq: u64, ctx: &Context) {
+        let evidence = vec![asked.seq, seq];
+        let kind = result.get("resultType").and_then(Value::as_str);
+        let shown = |k: Option<&str>| {
+            k.map_or("no resultType".to_string(), |k| format!("resultType {k:?}"))
+        };
+        let method = asked.method.as_str();
+        match method {
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                let rule = match method {
+                    "tasks/get" => GET_COMPLETE,
+                    "tasks/update" => UPDATE_COMPLETE,
+                    _ => CANCEL_COMPLETE,
+                };
+                self.find(
+                    rule,
+                    kind == Some("complete"),
+                    format!("{method} answered with {}", shown(kind)),
+                    evidence.clone(),
+                );
+                if method == "tasks/get" {
+                    let asked_id = asked.params.get("taskId");
+                    self.find(
+                        SAME_ID,
+                        result.get("taskId") == asked_id,
+                        format!(
+                            "tasks/get of {} answered taskId {}",
+                            short(asked_id),
+                            short(result.get("taskId"))
+                        ),
+                        evidence.clone(),
+                    );
+                    if let Some(seen) = asked_id
+                        .and_then(Value::as_str)
+                        .and_then(|id| self.tasks.get_mut(id))
+                    {
+                        if !seen.found && seen.created.is_some() {
+                            seen.found = true;
+                            let id = asked_id.map(crate::matcher::short).unwrap_or_default();
+                            self.find(
+                                DURABLE,
+                                true,
+                                format!("tasks/get found {id} after its creation"),
+                                evidence.clone(),
+                            );
+                        }
+                    }
+                    self.task(result, evidence);
+                }
+            }
+            "tools/call" if is_task_handle(result) => {
+                self.find(
+                    TYPE_ON_CREATE,
+                    kind == Some("task"),
+                    format!("a CreateTaskResult with {}", shown(kind)),
+                    evidence.clone(),
+                );
+                self.find(
+                    ADVERTISE,
+                    declares(ctx.capabilities),
+                    format!(
+                        "a CreateTaskResult, while server/discover declared capabilities {}",
+                        crate::matcher::short(ctx.capabilities)
+                    ),
+                    evidence.clone(),
+                );
+                if let Some(id) = result.get("taskId").and_then(Value::as_str) {
+                    self.tasks.entry(id.to_string()).or_default().created = Some(seq);
+                }
+                self.task(result, evidence);
+            }
+            _ => {
+                self.find(
+                    TYPE_ONLY_ON_CREATE,
+                    kind != Some("task"),
+                    format!("{method} answered with {}", shown(kind)),
+                    evidence.clone(),
+                );
+                self.find(
+                    TYPE_REQUIRED,
+                    kind.is_some(),
+                    format!("{method} answered with {}", shown(kind)),
+                    evidence.clone(),
+                );
+                if method == "server/discover" {
+                    self.discovered(result, evidence);
+                }
+            }
+        }
+    }
+
+    /// A refused tasks request: one that does not find a task handed out before it was
+    /// asked, and never found since, shows the creation was not durable.
+    fn refused(&mut self, asked: &Asked, error: &Value, seq: u64) {
+        let method = asked.method.as_str();
+        if !matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
+            || !crate::wire::says_task_not_found("tasks/get", error)
+        {
+            return;
+        }
+        let Some(id) = asked.params.get("taskId").and_then(Value::as_str) else {
+            return;
+        };
+        let Some(seen) = self.tasks.get_mut(id) else {
+            return;
+        };
+        if seen.found || seen.created.is_none_or(|c| c > asked.seq) {
+            return;
+        }
+        let first = *seen.missing.get_or_insert(seq);
+        let created = seen.created.unwrap_or_default();
+        self.vanished.insert(seq, (first, DURABLE));
+        self.find(
+            DURABLE,
+            false,
+            format!(
+                "{method} of {id}, asked after its CreateTaskResult, answered {}",
+                crate::matcher::short(error)
+            ),
+            vec![created, asked.seq, seq],
+        );
+    }
+
+    fn discovered(&mut self, result: &Value, evidence: Vec<u64>) {
+        let versions = result.get("supportedVersions").and_then(Value::as_array);
+        let well_formed = versions.is_some_and(|v| v.iter().all(Value::is_string))
+            && result.get("capabilities").is_some_and(Value::is_object);
+        let lists_ours = versions
+            .into_iter()
+            .flatten()
+            .any(|v| v == super::PROTOCOL_VERSION);
+        self.find(
+            DISCOVER,
+            well_formed && lists_ours,
+            match (well_formed, lists_ours) {
+                (false, _) => {
+                    "server/discover answered no `supportedVersions` list and `capabilities` object"
+                        .into()
+                }
+                (true, false) => format!(
+                    "server/discover does not list {} among supportedVersions",
+                    super::PROTOCOL_VERSION
+                ),
+                (true, true) => "server/discover lists the version and its capabilities".into(),
+            },
+            evidence.clone(),
+        );
+        let legacy = result.get("capabilities").and_then(|c| c.get("tasks"));
+        self.find(
+            NO_LEGACY,
+            legacy.is_none(),
+            match legacy {
+                Some(t) => format!(
+                    "server/discover advertises the legacy `tasks` capability {}",
+                    crate::matcher::short(t)
+                ),
+                None => "no legacy `tasks` capability".into(),
+            },
+            evidence,
+        );
+    }
+
+    /// A Task object (evidence: the request that asked, then the answer): its shape, its
+    /// transition from what its task showed before, its keys.
+    fn task(&mut self, task: &Value, evidence: Vec<u64>) {
+        let problems = shape_problems(task);
+        self.find(
+            FIELDS,
+            problems.is_empty(),
+            match problems.is_empty() {
+                true => "the Task has its fields".into(),
+                false => format!("the Task {}", problems.join("; ")),
+            },
+            evidence.clone(),
+        );
+        let (Some(id), Some(status)) = (
+            task.get("taskId").and_then(Value::as_str),
+            task.get("status").and_then(Value::as_str),
+        ) else {
+            return;
+        };
+        let seen = self.tasks.entry(id.to_string()).or_default();
+        let (asked, now) = (evidence[0], *evidence.last().unwrap_or(&0));
+        let before = seen.status.replace((status.to_string(), now));
+        let mut found = Vec::new();
+        // only an answer asked for after the earlier one arrived shows a later state; a
+        // terminal status holds against every later answer, whatever came in between
+        let earlier = seen
+            .terminal
+            .clone()
+            .or(before)
+            .filter(|(_, at)| *at < asked);
+        if let Some((was, at)) = earlier {
+            found.push(Finding::new(
+                TRANSITIONS,
+                allowed(&was, status),
+                format!("task {id} went from {was} to {status}"),
+                vec![at, now],
+            ));
+        }
+        if is_terminal(status) && seen.terminal.is_none() {
+            seen.terminal = Some((status.to_string(), now));
+        }
+        for (k, request) in task
+            .get("inputRequests")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            match seen.keys.get(k) {
+                Some((first, at)) if first != request => found.push(Finding::new(
+                    KEYS_UNIQUE,
+                    false,
+                    format!("task {id} named two different requests with the key {k:?}"),
+                    vec![*at, now],
+                )),
+                Some(_) => {}
+                None => {
+                    seen.keys.insert(k.clone(), (request.clone(), now));
+                    found.push(Finding::new(
+                        KEYS_UNIQUE,
+                        true,
+                        format!("task {id} keys its requests apart"),
+                        vec![now],
+                    ));
+                }
+            }
+        }
+        self.findings.extend(found);
+    }
+}
+
+/// Whether a result is a task handle (a CreateTaskResult, whatever its `resultType` says).
+fn is_task_handle(result: &Value) -> bool {
+    result.get("taskId").is_some()
+        && result.get("status").is_some()
+        && result.get("content").is_none()
+}
+
+/// Whether the state diagram allows a task seen in `from` to be seen next in `to`.
+fn allowed(from: &str, to: &str) -> bool {
+    from == to || !is_terminal(from)
+}
+
+fn is_terminal(status: &str) -> bool {
+    matches!(status, "completed" | "failed" | "cancelled")
+}
+
+/// What is wrong with a Task object's fields.
+fn shape_problems(task: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    if !task.get("taskId").is_some_and(Value::is_string) {
+        out.push("has no string `taskId`".to_string());
+    }
+    match task.get("status").and_then(Value::as_str) {
+        Some(s) if STATUSES.contains(&s) => {}
+        other => out.push(format!(
+            "has status {}, not one of {}",
+            short(other.map(|s| s.into()).as_ref()),
+            STATUSES.join("|")
+        )),
+    }
+    for field in ["createdAt", "lastUpdatedAt"] {
+        if !task.get(field).is_some_and(Value::is_string) {
+            out.push(format!("has no string `{field}`"));
+        }
+    }
+    match task.get("ttlMs") {
+        Some(Value::Null) => {}
+        Some(v) if v.is_u64() => {}
+        Some(v) => out.push(format!(
+            "has `ttlMs` {}, neither an integer nor null",
+            crate::matcher::short(v)
+        )),
+        None => out.push("has no `ttlMs` (null when unlimited)".to_string()),
+    }
+    if let Some(v) = task.get("pollIntervalMs").filter(|v| !v.is_u64()) {
+        out.push(format!(
+            "has `pollIntervalMs` {}, not an integer",
+            crate::matcher::short(v)
+        ));
+    }
+    out
+}
+
+fn short(v: Option<&Value>) -> String {
+    v.map_or("nothing".into(), crate::matcher::short)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_state_diagram_allows_what_it_draws_and_nothing_after_terminal() {
+        assert!(allowed("working", "input_required"));
+        assert!(allowed("input_required", "working"));
+        assert!(allowed("working", "completed"));
+        assert!(allowed("input_required", "cancelled"));
+        assert!(allowed("completed", "completed"));
+        assert!(!allowed("completed", "working"));
+        assert!(!allowed("failed", "completed"));
+        assert!(!allowed("cancelled", "input_required"));
+    }
+
+    #[test]
+    fn task_shapes_name_what_is_wrong() {
+        let good = json!({"taskId": "a", "status": "working", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": null});
+        assert!(shape_problems(&good).is_empty());
+        let bad = json!({"taskId": 1, "status": "done", "createdAt": "x", "ttl": 5, "pollIntervalMs": 1.5});
+        let problems = shape_problems(&bad).join("; ");
+        for part in [
+            "taskId",
+            "status",
+            "lastUpdatedAt",
+            "ttlMs",
+            "pollIntervalMs",
+        ] {
+            assert!(problems.contains(part), "{problems}");
+        }
+    }
+}

@@ -1,0 +1,616 @@
+//! The extension's reference receiver: a stateless 2026-07-28 server that answers tools/call
+//! with a task whenever the request declares the extension, and passes every check of the
+//! profile; each `Fault` of `faults.rs` breaks one rule.
+
+use super::{declares, request_capabilities, EXTENSION, META_VERSION, MISSING_CAPABILITY};
+use crate::reference::faults::{Fault, Faults};
+use crate::reference::{rfc3339, Receives};
+use crate::wire::{code, Message};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, Notify};
+
+/// The fixture tools, each with what it does.
+pub const TOOLS: &[(&str, &str)] = &[
+    ("optional_sleep", "after `ms`, returns \"slept <ms>\"; a task when the extension is declared"),
+    ("required_sleep", "like optional_sleep, but only as a task: without the extension, -32021"),
+    ("tool_error", "after `ms`, a CallToolResult with `isError: true`"),
+    ("protocol_error", "after `ms`, the request ends in JSON-RPC error -32603"),
+    ("elicit_input", "asks one elicitation (`name`) through `inputRequests`, returns \"Hello, <name>!\"; only as a task"),
+    ("elicit_pair", "asks two elicitations at once (`first`, `last`), returns \"Hello, <first> <last>!\"; only as a task"),
+    ("elicit_twice", "asks one elicitation, then a second once the first is answered, returns both answers; only as a task"),
+];
+
+/// How long a task lives, in ms.
+const TTL_MS: u64 = 60_000;
+/// The poll interval the reference suggests, in ms.
+const POLL_MS: u64 = 50;
+
+/// One task's state.
+struct Task {
+    status: &'static str,
+    status_message: Option<String>,
+    created_at: String,
+    updated_at: String,
+    /// The outcome once terminal: a result or a JSON-RPC error.
+    outcome: Option<Result<Value, Value>>,
+    /// Outstanding requests by key, and answers not yet taken by the work.
+    asking: BTreeMap<String, Value>,
+    answers: BTreeMap<String, Value>,
+    /// Keys whose requests were answered (never outstanding again).
+    answered: Vec<String>,
+    /// Set once a cancelled task was read cancelled (the cancelled-reopens fault).
+    read_cancelled: bool,
+    wake: Arc<Notify>,
+}
+
+/// The extension's reference receiver.
+pub struct ExtReference {
+    faults: Faults,
+    out: mpsc::UnboundedSender<Value>,
+    tasks: Mutex<HashMap<String, Task>>,
+}
+
+type Reply = Result<Value, Value>;
+
+fn now() -> String {
+    rfc3339(time::OffsetDateTime::now_utc())
+}
+
+fn error(code: i64, message: impl Into<String>) -> Value {
+    json!({"code": code, "message": message.into()})
+}
+
+fn text(s: impl Into<String>) -> Value {
+    json!({"content": [{"type": "text", "text": s.into()}], "isError": false})
+}
+
+fn elicitation(message: &str, field: &str) -> Value {
+    json!({"method": "elicitation/create", "params": {"mode": "form", "message": message,
+        "requestedSchema": {"type": "object", "properties": {field: {"type": "string"}}, "required": [field]}}})
+}
+
+/// The text an elicitation answer gave for `field` ("?" when declined).
+fn answer_text(answer: &Value, field: &str) -> String {
+    answer
+        .get("content")
+        .and_then(|c| c.get(field))
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string()
+}
+
+impl ExtReference {
+    /// A receiver writing its messages to `out`.
+    pub fn new(faults: Faults, out: mpsc::UnboundedSender<Value>) -> Arc<ExtReference> {
+        Arc::new(ExtReference {
+            faults,
+            out,
+            tasks: Mutex::default(),
+        })
+    }
+
+    fn has(&self, fault: Fault) -> bool {
+        self.faults.has(fault)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Task>> {
+        self.tasks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    async fn handle(self: Arc<Self>, id: Value, method: String, params: Value) {
+        let reply = self.answer(&method, &params).await;
+        let msg = match reply {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
+        };
+        let _ = self.out.send(msg);
+    }
+
+    async fn answer(self: &Arc<Self>, method: &str, params: &Value) -> Reply {
+        let meta = params.get("_meta");
+        let version = meta
+            .and_then(|m| m.get(META_VERSION))
+            .and_then(Value::as_str);
+        let caps = request_capabilities(params);
+        if (version.is_none() || !caps.is_object()) && !self.has(Fault::ExtAcceptsMissingMeta) {
+            return Err(error(
+                code::INVALID_PARAMS,
+                "every request carries _meta io.modelcontextprotocol/protocolVersion and clientCapabilities",
+            ));
+        }
+        if let Some(v) = version.filter(|v| *v != super::PROTOCOL_VERSION) {
+            return Err(
+                json!({"code": -32022, "message": format!("unsupported protocol version {v}"),
+                "data": {"supported": [super::PROTOCOL_VERSION], "requested": v}}),
+            );
+        }
+        let declared = declares(caps);
+        let tasks_method = matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel");
+        if tasks_method && !declared && !self.has(Fault::ExtTasksMethodsUndeclared) {
+            return Err(missing_capability());
+        }
+        let complete = |mut r: Value| {
+            r["resultType"] = json!("complete");
+            Ok(r)
+        };
+        match method {
+            "server/discover" => complete(self.discover()),
+            "ping" => complete(json!({})),
+            "tools/list" => self.tools_list(),
+            "tools/call" => {
+                let declared = declared || self.has(Fault::ExtTaskWithoutCapability);
+                self.call(params, declared).await
+            }
+            "tasks/get" => self.get(params),
+            "tasks/update" => self.update(params),
+            "tasks/cancel" => self.cancel(params),
+            "tasks/result" if self.has(Fault::ExtServesTasksResult) => {
+                let task = self.get(params)?;
+                complete(task.get("result").cloned().unwrap_or(json!({})))
+            }
+            _ => Err(error(
+                code::METHOD_NOT_FOUND,
+                format!("Method not found: {method}"),
+            )),
+        }
+    }
+
+    fn discover(&self) -> Value {
+        let mut capabilities = json!({"tools": {}});
+        if !self.has(Fault::ExtUndeclared) {
+            capabilities["extensions"] = json!({EXTENSION: {}});
+        }
+        if self.has(Fault::ExtAdvertisesLegacy) {
+            capabilities["tasks"] = json!({"requests": {"tools": {"call": {}}}, "cancel": {}});
+        }
+        let versions = match self.has(Fault::ExtDiscoverWithoutVersion) {
+            true => json!(["2025-11-25"]),
+            false => json!([super::PROTOCOL_VERSION]),
+        };
+        json!({"supportedVersions": versions, "capabilities": capabilities,
+            "_meta": {super::META_SERVER_INFO: {"name": "taskcheck-reference-ext", "version": env!("CARGO_PKG_VERSION")}}})
+    }
+
+    fn tools_list(&self) -> Reply {
+        let tools: Vec<Value> = TOOLS
+            .iter()
+            .map(|(name, what)| {
+                json!({"name": name, "description": what, "inputSchema": {"type": "object",
+                    "properties": {"ms": {"type": "integer", "minimum": 0}}}})
+            })
+            .collect();
+        let mut result = json!({"tools": tools});
+        if self.has(Fault::ExtListResultTypeTask) {
+            result["resultType"] = json!("task");
+        } else if !self.has(Fault::ExtOmitsResultType) {
+            result["resultType"] = json!("complete");
+        }
+        Ok(result)
+    }
+
+    async fn call(self: &Arc<Self>, params: &Value, declared: bool) -> Reply {
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if !TOOLS.iter().any(|(t, _)| *t == name) {
+            return Err(error(
+                code::INVALID_PARAMS,
+                format!("unknown tool {name:?}"),
+            ));
+        }
+        let caps = request_capabilities(params);
+        let as_task = declared
+            || self.has(Fault::ExtLegacyHonoured) && caps.get("tasks").is_some()
+            || self.has(Fault::ExtTaskParamHonoured) && params.get("task").is_some();
+        let args = params.get("arguments").cloned().unwrap_or(json!({}));
+        if !as_task {
+            if name.starts_with("elicit") || name == "required_sleep" {
+                return Err(match self.has(Fault::ExtMissingCapabilityWrongCode) {
+                    true => error(code::INVALID_PARAMS, format!("{name} runs only as a task")),
+                    false => missing_capability(),
+                });
+            }
+            return self.clone().work(name, &args, None).await.map(|mut r| {
+                r["resultType"] = json!("complete");
+                r
+            });
+        }
+        Ok(self.create(name, args).await)
+    }
+
+    /// Creates a task for a call and starts its work.
+    async fn create(self: &Arc<Self>, name: &str, args: Value) -> Value {
+        let task_id = uuid::Uuid::new_v4().to_string();
+        let created = now();
+        let task = Task {
+            status: "working",
+            status_message: None,
+            created_at: created.clone(),
+            updated_at: created,
+            outcome: None,
+            asking: BTreeMap::new(),
+            answers: BTreeMap::new(),
+            answered: Vec::new(),
+            read_cancelled: false,
+            wake: Arc::new(Notify::new()),
+        };
+        let mut handle = self.detail(&task_id, &task, false);
+        handle["resultType"] = json!(match self.has(Fault::ExtCreateResultTypeComplete) {
+            true => "complete",
+            false => "task",
+        });
+        let me = self.clone();
+        let lazy = self.has(Fault::ExtLazyCreation);
+        let (id, name) = (task_id.clone(), name.to_string());
+        let store = move || {
+            me.lock().insert(id.clone(), task);
+            tokio::spawn(async move {
+                let outcome = me.clone().work(&name, &args, Some(&id)).await;
+                me.finish(&id, outcome);
+            });
+        };
+        match lazy {
+            true => {
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    store();
+                });
+            }
+            false => store(),
+        }
+        handle
+    }
+
+    /// Runs a fixture tool to its outcome; `task` is the task it runs for, if any.
+    async fn work(self: Arc<Self>, name: &str, args: &Value, task: Option<&str>) -> Reply {
+        let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        let task = task.unwrap_or_default();
+        match name {
+            "optional_sleep" | "required_sleep" => Ok(text(format!("slept {ms}"))),
+            "tool_error" => Ok(
+                json!({"content": [{"type": "text", "text": "tool_error fixture failed as asked"}], "isError": true}),
+            ),
+            "protocol_error" => Err(error(
+                code::INTERNAL_ERROR,
+                "protocol_error fixture: internal error as asked",
+            )),
+            "elicit_input" => {
+                let answers = self
+                    .ask(
+                        task,
+                        vec![("name", elicitation("Please enter your name.", "name"))],
+                    )
+                    .await?;
+                Ok(text(format!(
+                    "Hello, {}!",
+                    answer_text(&answers[0], "name")
+                )))
+            }
+            "elicit_pair" => {
+                let answers = self
+                    .ask(
+                        task,
+                        vec![
+                            ("first", elicitation("Your first name?", "first")),
+                            ("last", elicitation("Your last name?", "last")),
+                        ],
+                    )
+                    .await?;
+                Ok(text(format!(
+                    "Hello, {} {}!",
+                    answer_text(&answers[0], "first"),
+                    answer_text(&answers[1], "last")
+                )))
+            }
+            "elicit_twice" => {
+                let first = self
+                    .ask(task, vec![("first", elicitation("First answer?", "value"))])
+                    .await?;
+                let second = self
+                    .ask(
+                        task,
+                        vec![("second", elicitation("Second answer?", "value"))],
+                    )
+                    .await?;
+                Ok(text(format!(
+                    "{} then {}",
+                    answer_text(&first[0], "value"),
+                    answer_text(&second[0], "value")
+                )))
+            }
+            _ => Err(error(
+                code::INVALID_PARAMS,
+                format!("unknown tool {name:?}"),
+            )),
+        }
+    }
+
+    /// Puts a task in `input_required` with these requests and waits for their answers
+    /// (Err once the task is cancelled).
+    async fn ask(&self, task_id: &str, requests: Vec<(&str, Value)>) -> Result<Vec<Value>, Value> {
+        let wake = {
+            let mut tasks = self.lock();
+            let Some(task) = tasks.get_mut(task_id) else {
+                return Err(error(code::INTERNAL_ERROR, "the task is gone"));
+            };
+            // the reuses-input-key fault keys a later ask like the task's first
+            let reused = task
+                .answered
+                .first()
+                .filter(|_| self.has(Fault::ExtReusesInputKey));
+            let keys: Vec<String> = requests
+                .iter()
+                .map(|(k, _)| reused.cloned().unwrap_or_else(|| k.to_string()))
+                .collect();
+            for (key, (_, request)) in keys.iter().zip(&requests) {
+                task.asking.insert(key.clone(), request.clone());
+            }
+            task.status = "input_required";
+            task.updated_at = now();
+            (task.wake.clone(), keys)
+        };
+        let (wake, keys) = wake;
+        loop {
+            let notified = wake.notified();
+            {
+                let mut tasks = self.lock();
+                let Some(task) = tasks.get_mut(task_id) else {
+                    return Err(error(code::INTERNAL_ERROR, "the task is gone"));
+                };
+                if task.status == "cancelled" {
+                    return Err(error(code::INTERNAL_ERROR, "cancelled"));
+                }
+                let partial = self.has(Fault::ExtPartialCompletes)
+                    && keys.iter().any(|k| task.answers.contains_key(k));
+                if partial || keys.iter().all(|k| task.answers.contains_key(k)) {
+                    let answers = keys
+                        .iter()
+                        .map(|k| {
+                            task.answers
+                                .remove(k)
+                                .unwrap_or(json!({"action": "decline"}))
+                        })
+                        .collect();
+                    for k in &keys {
+                        task.asking.remove(k);
+                        task.answered.push(k.clone());
+                    }
+                    task.status = "working";
+                    task.updated_at = now();
+                    return Ok(answers);
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Records a task's outcome, unless it was cancelled meanwhile.
+    fn finish(&self, task_id: &str, outcome: Reply) {
+        let mut tasks = self.lock();
+        let Some(task) = tasks.get_mut(task_id) else {
+            return;
+        };
+        if task.status == "cancelled" {
+            return;
+        }
+        let is_error = outcome.as_ref().is_ok_and(|r| r["isError"] == json!(true));
+        let (status, outcome) = match outcome {
+            Ok(_) if is_error && self.has(Fault::ExtToolErrorFails) => (
+                "failed",
+                Err(error(code::INTERNAL_ERROR, "the tool reported an error")),
+            ),
+            Ok(r) => ("completed", Ok(r)),
+            Err(e) => ("failed", Err(e)),
+        };
+        task.status = status;
+        if status == "failed" && !self.has(Fault::ExtFailedWithoutMessage) {
+            task.status_message = Some("the request ended in a JSON-RPC error".into());
+        }
+        task.outcome = Some(outcome);
+        task.updated_at = now();
+    }
+
+    /// A task as tasks/get shows it (with its result, error or requests when `detailed`).
+    fn detail(&self, task_id: &str, task: &Task, detailed: bool) -> Value {
+        let mut out = json!({"taskId": task_id, "status": task.status, "createdAt": task.created_at,
+            "lastUpdatedAt": task.updated_at, "pollIntervalMs": POLL_MS});
+        match self.has(Fault::ExtTtlNotTtlMs) {
+            true => out["ttl"] = json!(TTL_MS),
+            false => out["ttlMs"] = json!(TTL_MS),
+        }
+        if let Some(m) = &task.status_message {
+            out["statusMessage"] = json!(m);
+        }
+        if !detailed {
+            return out;
+        }
+        match (&task.outcome, task.status) {
+            (Some(Ok(result)), "completed") if !self.has(Fault::ExtCompletedWithoutResult) => {
+                let mut result = result.clone();
+                if self.has(Fault::ExtResultLosesIsError) {
+                    result.as_object_mut().map(|r| r.remove("isError"));
+                }
+                out["result"] = result;
+            }
+            (Some(Err(e)), "failed") if !self.has(Fault::ExtFailedWithoutError) => {
+                let mut e = e.clone();
+                if self.has(Fault::ExtErrorDiffers) {
+                    e["message"] = json!("the task failed");
+                }
+                out["error"] = e;
+            }
+            _ => {}
+        }
+        if task.status == "input_required" {
+            let shown = match self.has(Fault::ExtOneInputRequest) {
+                true => 1,
+                false => usize::MAX,
+            };
+            let requests: Map<String, Value> = task
+                .asking
+                .iter()
+                .take(shown)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            out["inputRequests"] = Value::Object(requests);
+        }
+        out
+    }
+
+    fn task_id(params: &Value) -> Result<String, Value> {
+        params
+            .get("taskId")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| error(code::INVALID_PARAMS, "taskId must be a string"))
+    }
+
+    /// The error for a task id nobody knows (-32603 under `wrong`).
+    fn unknown(&self, task_id: &str, wrong: Option<Fault>) -> Value {
+        match wrong.is_some_and(|f| self.has(f)) {
+            true => error(code::INTERNAL_ERROR, format!("no task {task_id}")),
+            false => error(
+                code::INVALID_PARAMS,
+                format!("Failed to retrieve task: Task not found ({task_id})"),
+            ),
+        }
+    }
+
+    fn get(&self, params: &Value) -> Reply {
+        let task_id = Self::task_id(params)?;
+        let mut tasks = self.lock();
+        let Some(task) = tasks.get_mut(&task_id) else {
+            return Err(self.unknown(&task_id, Some(Fault::ExtGetUnknownWrongCode)));
+        };
+        let reopened = task.read_cancelled && self.has(Fault::ExtCancelledReopens);
+        task.read_cancelled |= task.status == "cancelled";
+        let mut out = self.detail(&task_id, task, true);
+        if reopened {
+            out["status"] = json!("working");
+        }
+        if self.has(Fault::ExtGetOtherTaskId) {
+            out["taskId"] = json!(format!("{task_id}-other"));
+        }
+        out["resultType"] = json!(match self.has(Fault::ExtGetResultTypeTask) {
+            true => "task",
+            false => "complete",
+        });
+        Ok(out)
+    }
+
+    /// The empty acknowledgement (`{}` under `missing_type`; with the task's fields under
+    /// `returns_task`, when there is a task).
+    fn ack(&self, missing_type: Fault, returns_task: Fault, task: Option<(&str, &Task)>) -> Value {
+        let mut ack = match self.has(missing_type) {
+            true => json!({}),
+            false => json!({"resultType": "complete"}),
+        };
+        if let (Some((id, task)), true) = (task, self.has(returns_task)) {
+            if let (Some(a), Value::Object(detail)) =
+                (ack.as_object_mut(), self.detail(id, task, false))
+            {
+                a.extend(detail);
+            }
+        }
+        ack
+    }
+
+    fn update(&self, params: &Value) -> Reply {
+        let task_id = Self::task_id(params)?;
+        let mut tasks = self.lock();
+        let Some(task) = tasks.get_mut(&task_id) else {
+            return match self.has(Fault::ExtUpdateUnknownAcks) {
+                true => Ok(self.ack(
+                    Fault::ExtUpdateResultTypeMissing,
+                    Fault::ExtUpdateReturnsTask,
+                    None,
+                )),
+                false => Err(self.unknown(&task_id, None)),
+            };
+        };
+        let responses = params
+            .get("inputResponses")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let stray = responses.keys().find(|k| !task.asking.contains_key(*k));
+        if let Some(k) = stray.filter(|_| self.has(Fault::ExtUpdateRejectsUnknownKey)) {
+            return Err(error(
+                code::INVALID_PARAMS,
+                format!("{k:?} is not an outstanding request"),
+            ));
+        }
+        if !self.has(Fault::ExtUpdateIgnored) {
+            for (k, v) in responses
+                .into_iter()
+                .filter(|(k, _)| task.asking.contains_key(k))
+            {
+                task.answers.insert(k, v);
+            }
+            task.wake.notify_one();
+        }
+        Ok(self.ack(
+            Fault::ExtUpdateResultTypeMissing,
+            Fault::ExtUpdateReturnsTask,
+            Some((&task_id, task)),
+        ))
+    }
+
+    fn cancel(&self, params: &Value) -> Reply {
+        let task_id = Self::task_id(params)?;
+        let mut tasks = self.lock();
+        let Some(task) = tasks.get_mut(&task_id) else {
+            return match self.has(Fault::ExtCancelUnknownAcks) {
+                true => Ok(self.ack(
+                    Fault::ExtCancelResultTypeMissing,
+                    Fault::ExtCancelReturnsTask,
+                    None,
+                )),
+                false => Err(self.unknown(&task_id, None)),
+            };
+        };
+        if !matches!(task.status, "completed" | "failed" | "cancelled") {
+            task.status = "cancelled";
+            task.status_message = Some("cancelled by the client".into());
+            task.updated_at = now();
+            task.wake.notify_one();
+        }
+        Ok(self.ack(
+            Fault::ExtCancelResultTypeMissing,
+            Fault::ExtCancelReturnsTask,
+            Some((&task_id, task)),
+        ))
+    }
+}
+
+fn missing_capability() -> Value {
+    json!({"code": MISSING_CAPABILITY, "message": "Missing required client capability",
+        "data": {"requiredCapabilities": {"extensions": {EXTENSION: {}}}}})
+}
+
+impl Receives for ExtReference {
+    fn take(self: &Arc<Self>, message: Message) {
+        // notifications and responses need no answer: this server sends no requests
+        if let Message::Request { id, method, params } = message {
+            tokio::spawn(self.clone().handle(id, method, params));
+        }
+    }
+
+    fn put(&self, msg: Value) {
+        let _ = self.out.send(msg);
+    }
+
+    fn faults(&self) -> &Faults {
+        &self.faults
+    }
+}
+
+/// Serves the extension's reference receiver on stdin/stdout until stdin closes.
+pub async fn serve_stdio(faults: Faults) -> std::io::Result<()> {
+    crate::reference::serve_stdio_with(faults, None, ExtReference::new).await
+}

@@ -1,0 +1,161 @@
+//! The Tasks extension profile: its reference receiver passes every check, every fault fails
+//! exactly its rules, the profile is detected from what a receiver speaks, and its commands
+//! (list, coverage, explain, check) work.
+
+mod common;
+
+use common::*;
+use mcp_taskcheck::inspect::{checks_of, faults_of};
+use mcp_taskcheck::profile::{ext_tasks, Profile};
+use mcp_taskcheck::scenario;
+use mcp_taskcheck::spec::{self, Status};
+
+fn ext_reference(faults: &[&str]) -> String {
+    let mut cmd = format!("{BIN} reference --profile ext-tasks");
+    for f in faults {
+        cmd.push_str(&format!(" --fault {f}"));
+    }
+    cmd
+}
+
+#[test]
+fn the_reference_receiver_passes_every_check() {
+    let (code, out, doc) = run(
+        &ext_reference(&[]),
+        &["--profile", "ext-tasks"],
+        "ext-clean",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        rules_with(
+            &doc,
+            &["fail", "warn", "error", "untestable", "consequence"]
+        ),
+        Vec::<String>::new(),
+        "{out}"
+    );
+    assert_eq!(doc["profile"], "ext-tasks", "{out}");
+    assert_eq!(doc["protocolVersion"], "2026-07-28", "{out}");
+    assert!(doc["totals"]["passed"].as_u64().unwrap() > 100, "{out}");
+}
+
+#[test]
+fn every_fault_fails_exactly_its_rules() {
+    let faults: Vec<_> = ext_tasks::faults::FAULTS.iter().collect();
+    let problems = in_parallel(&faults, 4, |fault| {
+        let (code, out, doc) = run(
+            &ext_reference(&[fault.name]),
+            &["--profile", "ext-tasks", "--jobs", "4"],
+            &format!("ext-{}", fault.name),
+        );
+        fault_problems(fault, code, &out, &doc)
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn the_profile_is_detected_and_said() {
+    let out = taskcheck(&[
+        "run",
+        "--stdio",
+        &ext_reference(&[]),
+        "--scenario",
+        "ext-unknown-task-id",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("testing the ext-tasks profile"), "{err}");
+    let out = taskcheck(&[
+        "run",
+        "--stdio",
+        &reference(&[]),
+        "--scenario",
+        "unknown-task-id",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("testing the 2025-11-25 profile"), "{err}");
+}
+
+#[test]
+fn every_checked_rule_has_a_check_and_a_fault() {
+    let scenarios = scenario::builtin();
+    for rule in spec::catalogue_of(Profile::ExtTasks).filter(|r| r.status == Status::Checked) {
+        assert!(
+            !checks_of(&rule.id, &scenarios).is_empty(),
+            "{} has no check",
+            rule.id
+        );
+        assert!(!faults_of(&rule.id).is_empty(), "{} has no fault", rule.id);
+    }
+    for s in scenarios.iter().filter(|s| s.profile == Profile::ExtTasks) {
+        for rule in &s.rules {
+            let r = spec::rule(rule).unwrap();
+            assert!(
+                matches!(r.status, Status::Checked | Status::Info),
+                "{} judges {rule}",
+                s.id
+            );
+        }
+    }
+}
+
+#[test]
+fn list_coverage_and_explain_speak_of_the_profile() {
+    let out = taskcheck(&["coverage", "--profile", "ext-tasks"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("ext-tasks.update.ack-empty"), "{text}");
+    assert!(!text.contains("tasks.result.exact "), "{text}");
+    let out = taskcheck(&["list", "--profile", "ext-tasks"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("ext-input-round-trip") && !text.contains("create-poll-result "),
+        "{text}"
+    );
+    let out = taskcheck(&["explain", "ext-tasks.update.ack-empty"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("seps/2663-tasks-extension#task-update-requests"),
+        "{text}"
+    );
+    assert!(text.contains("update-returns-task"), "{text}");
+}
+
+#[test]
+fn a_recorded_trace_is_judged_by_its_own_profile() {
+    let trace = temp_path("ext-trace.jsonl");
+    let (code, out, _) = run(
+        &ext_reference(&["get-result-type-task"]),
+        &[
+            "--profile",
+            "ext-tasks",
+            "--scenario",
+            "ext-create-poll-complete",
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        "ext-trace-live",
+    );
+    assert_eq!(code, 1, "{out}");
+    let report = temp_path("ext-trace.json");
+    let out = taskcheck(&[
+        "check",
+        trace.to_str().unwrap(),
+        "--report-json",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(doc["profile"], "ext-tasks");
+    assert_eq!(
+        rules_with(&doc, &["fail"]),
+        vec!["ext-tasks.get.result-type-complete"]
+    );
+}
