@@ -20,6 +20,20 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    /// Every status, in the order the spec lists them.
+    pub const ALL: [TaskStatus; 5] = [
+        TaskStatus::Working,
+        TaskStatus::InputRequired,
+        TaskStatus::Completed,
+        TaskStatus::Failed,
+        TaskStatus::Cancelled,
+    ];
+
+    /// The wire spellings of every status, `|`-joined (for messages).
+    pub fn names() -> String {
+        TaskStatus::ALL.map(TaskStatus::as_str).join("|")
+    }
+
     /// Parses the wire spelling.
     pub fn parse(s: &str) -> Option<TaskStatus> {
         Some(match s {

@@ -1,5 +1,6 @@
 //! Scenario file types. Parsing validates them, so the runner can trust their shape.
 
+use crate::model::TaskStatus;
 use crate::profile::Profile;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -286,14 +287,6 @@ pub struct WalkList {
     pub page_limit_rule: Option<String>,
 }
 
-const STATUSES: [&str; 5] = [
-    "working",
-    "input_required",
-    "completed",
-    "failed",
-    "cancelled",
-];
-
 impl TryFrom<RawStep> for Step {
     type Error = String;
 
@@ -391,10 +384,10 @@ impl TryFrom<RawStep> for Step {
                 let until = raw
                     .until
                     .ok_or("a poll step needs `until`: the statuses to wait for")?;
-                if let Some(bad) = until.iter().find(|s| !STATUSES.contains(&s.as_str())) {
+                if let Some(bad) = until.iter().find(|s| TaskStatus::parse(s).is_none()) {
                     return Err(format!(
                         "unknown status {bad:?} in `until` (one of {})",
-                        STATUSES.join(", ")
+                        TaskStatus::names()
                     ));
                 }
                 StepKind::Poll {

@@ -3,7 +3,7 @@
 //! what server/discover declares.
 
 use super::declares;
-use crate::model::Finding;
+use crate::model::{Finding, TaskStatus};
 use crate::monitor::{key, Context, Judgement, Tally};
 use crate::trace::{Direction, Entry};
 use crate::wire::{self, Message, Outcome};
@@ -42,14 +42,6 @@ const SAME_ID: &str = "ext-tasks.task.same-id";
 const TRANSITIONS: &str = "ext-tasks.lifecycle.transitions";
 const KEYS_UNIQUE: &str = "ext-tasks.update.keys-unique";
 const DURABLE: &str = "ext-tasks.create.durable";
-
-const STATUSES: [&str; 5] = [
-    "working",
-    "input_required",
-    "completed",
-    "failed",
-    "cancelled",
-];
 
 /// A request taskcheck sent, waiting for its answer.
 struct Asked {
@@ -382,7 +374,7 @@ fn allowed(from: &str, to: &str) -> bool {
 }
 
 fn is_terminal(status: &str) -> bool {
-    matches!(status, "completed" | "failed" | "cancelled")
+    TaskStatus::parse(status).is_some_and(TaskStatus::is_terminal)
 }
 
 /// What is wrong with a Task object's fields.
@@ -392,11 +384,11 @@ fn shape_problems(task: &Value) -> Vec<String> {
         out.push("has no string `taskId`".to_string());
     }
     match task.get("status").and_then(Value::as_str) {
-        Some(s) if STATUSES.contains(&s) => {}
+        Some(s) if TaskStatus::parse(s).is_some() => {}
         other => out.push(format!(
             "has status {}, not one of {}",
             short(other.map(|s| s.into()).as_ref()),
-            STATUSES.join("|")
+            TaskStatus::names()
         )),
     }
     for field in ["createdAt", "lastUpdatedAt"] {
