@@ -13,8 +13,9 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::{mpsc, watch, Mutex};
 
-/// How long a connection that broke waits to learn whether the server exited meanwhile.
-const EXIT_GRACE: Duration = Duration::from_millis(1000);
+/// How long a connection that broke waits to learn whether the server exited meanwhile (a
+/// process printing its crash on a busy machine can take over a second to end).
+const EXIT_GRACE: Duration = Duration::from_millis(3000);
 
 /// Builds the HTTP connector of the URL a server printed.
 pub type HttpOf = Box<dyn Fn(reqwest::Url) -> Result<HttpConnector, String> + Send + Sync>;
