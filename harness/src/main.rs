@@ -537,12 +537,13 @@ async fn dispatch(cli: Cli) -> i32 {
                 print!("{}", inspect::ext_fault_list());
                 return exit::CONFORMANT;
             }
-            if http.is_some() {
-                usage_error("the extension's reference receiver serves stdio only so far");
-            }
             let faults = reference::faults::Faults::from_ext_names(&faults)
                 .unwrap_or_else(|e| usage_error(e));
-            match ext_tasks::reference::serve_stdio(faults).await {
+            let served = match http {
+                Some(addr) => ext_tasks::http::serve_http(faults, addr).await,
+                None => ext_tasks::reference::serve_stdio(faults).await,
+            };
+            match served {
                 Ok(()) => exit::CONFORMANT,
                 Err(e) => {
                     eprintln!("taskcheck reference: {e}");

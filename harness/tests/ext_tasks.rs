@@ -54,6 +54,35 @@ fn every_fault_fails_exactly_its_rules() {
 }
 
 #[test]
+fn over_http_the_reference_passes_and_every_fault_fails_exactly_its_rules() {
+    // the server checks Mcp-Method, Mcp-Name and MCP-Protocol-Version against every body
+    // (400, -32020 otherwise), so a clean pass also shows taskcheck sends them right
+    let server = HttpReference::start(&["--profile", "ext-tasks"]);
+    let (code, out, doc) = run_against(&["--url", &server.url], &[], "ext-http-clean");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("testing the ext-tasks profile"), "{out}");
+    assert_eq!(
+        rules_with(
+            &doc,
+            &["fail", "warn", "error", "untestable", "consequence"]
+        ),
+        Vec::<String>::new(),
+        "{out}"
+    );
+    let faults: Vec<_> = ext_tasks::faults::FAULTS.iter().collect();
+    let problems = in_parallel(&faults, 4, |fault| {
+        let server = HttpReference::start(&["--profile", "ext-tasks", "--fault", fault.name]);
+        let (code, out, doc) = run_against(
+            &["--url", &server.url],
+            &["--profile", "ext-tasks", "--jobs", "4"],
+            &format!("ext-http-{}", fault.name),
+        );
+        fault_problems(fault, code, &out, &doc)
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
 fn the_profile_is_detected_and_said() {
     let out = taskcheck(&[
         "run",

@@ -24,7 +24,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
-const VERSION_HEADER: &str = "mcp-protocol-version";
+use crate::transport::routing::VERSION_HEADER;
 /// Receiver messages kept for a session while no stream can carry them.
 const BACKLOG_LIMIT: usize = 1000;
 

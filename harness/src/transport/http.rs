@@ -19,7 +19,6 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-const VERSION_HEADER: &str = "mcp-protocol-version";
 /// How often a stream that closed before its response is resumed with Last-Event-ID.
 const MAX_RESUMES: usize = 5;
 /// How often the GET stream is reopened after the receiver closed it.
@@ -110,7 +109,7 @@ impl Shared {
             req = req.header(SESSION_HEADER, id);
         }
         if after_init {
-            req = req.header(VERSION_HEADER, PROTOCOL_VERSION);
+            req = req.header(super::routing::VERSION_HEADER, PROTOCOL_VERSION);
         }
         req
     }
@@ -309,8 +308,16 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
     let is_request = method.is_some() && msg.get("id").is_some();
     let what = method.clone().unwrap_or_else(|| "a response".into());
     let after_init = method.as_deref() != Some("initialize");
+    // a 2026-07-28 request mirrors its method, name and protocol version into headers
+    let mut routing = HeaderMap::new();
+    for (name, value) in super::routing::headers_for(&msg) {
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            routing.insert(HeaderName::from_static(name), v);
+        }
+    }
     let sent = shared
         .request(reqwest::Method::POST, after_init)
+        .headers(routing)
         .header(ACCEPT, "application/json, text/event-stream")
         .header(CONTENT_TYPE, "application/json")
         .body(outgoing.text())

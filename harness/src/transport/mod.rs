@@ -5,6 +5,7 @@ pub mod client;
 pub mod client_http;
 pub mod http;
 pub mod http_server;
+pub mod routing;
 pub mod served;
 pub mod sse;
 pub mod stdio;

@@ -4,6 +4,7 @@
 //! Its rules are in `catalogue/ext-tasks.yaml`, its scenarios in `scenarios/ext-tasks/`.
 
 pub mod faults;
+pub mod http;
 pub mod monitor;
 pub mod reference;
 

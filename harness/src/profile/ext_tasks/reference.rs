@@ -109,7 +109,8 @@ impl ExtReference {
         let _ = self.out.send(msg);
     }
 
-    async fn answer(self: &Arc<Self>, method: &str, params: &Value) -> Reply {
+    /// The outcome of one request: a result or a JSON-RPC error object.
+    pub async fn answer(self: &Arc<Self>, method: &str, params: &Value) -> Reply {
         let meta = params.get("_meta");
         let version = meta
             .and_then(|m| m.get(META_VERSION))

@@ -1,0 +1,110 @@
+//! The extension's reference receiver over Streamable HTTP (2026-07-28): stateless, no session,
+//! one JSON answer per POST. It checks the request metadata headers against the body as the
+//! transport requires (400 with -32020 HeaderMismatch when they are missing or differ) and
+//! answers with the HTTP status the core revision gives each error.
+
+use super::reference::ExtReference;
+use crate::reference::faults::Faults;
+use crate::transport::routing::{self, METHOD_HEADER, NAME_HEADER, VERSION_HEADER};
+use crate::wire::{self, code, Message};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// HeaderMismatch.
+const HEADER_MISMATCH: i64 = -32020;
+
+/// Serves the extension's reference receiver at `http://ADDR/mcp`; the URL is the first line
+/// of stdout.
+pub async fn serve_http(faults: Faults, addr: SocketAddr) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    println!("http://{}/mcp", listener.local_addr()?);
+    use std::io::Write;
+    std::io::stdout().flush()?;
+    // answers go back on each POST; nothing is ever sent on its own
+    let (out, _unused) = tokio::sync::mpsc::unbounded_channel();
+    let server = ExtReference::new(faults, out);
+    let app = Router::new()
+        .route("/mcp", post(on_post))
+        .with_state(server);
+    axum::serve(listener, app).await
+}
+
+fn json_body(status: StatusCode, body: Value) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+async fn on_post(
+    State(server): State<Arc<ExtReference>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let message = match wire::classify(&value) {
+        Ok(m) => m,
+        Err(e) => {
+            let error = json!({"jsonrpc": "2.0", "id": null,
+                "error": {"code": code::INVALID_REQUEST, "message": e.to_string()}});
+            return json_body(StatusCode::BAD_REQUEST, error);
+        }
+    };
+    let Message::Request { id, method, params } = message else {
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let answer = |status: StatusCode, outcome: Result<Value, Value>| {
+        let body = match outcome {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+        };
+        json_body(status, body)
+    };
+    if let Some(why) = mismatch(&headers, &value) {
+        let error = json!({"code": HEADER_MISMATCH, "message": format!("Header mismatch: {why}")});
+        return answer(StatusCode::BAD_REQUEST, Err(error));
+    }
+    let outcome = server.answer(&method, &params).await;
+    let status = match outcome.as_ref().err().and_then(|e| e["code"].as_i64()) {
+        Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(super::MISSING_CAPABILITY) | Some(-32022) => StatusCode::BAD_REQUEST,
+        // a request without its required _meta is malformed: 400 with -32602
+        Some(code::INVALID_PARAMS) if missing_meta(&params) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    };
+    answer(status, outcome)
+}
+
+/// Whether a request lacks the per-request fields every request carries.
+fn missing_meta(params: &Value) -> bool {
+    let meta = params.get("_meta");
+    [super::META_VERSION, super::META_CAPABILITIES]
+        .iter()
+        .any(|k| meta.and_then(|m| m.get(*k)).is_none())
+}
+
+/// What is wrong with the request metadata headers of a body, if anything.
+fn mismatch(headers: &HeaderMap, body: &Value) -> Option<String> {
+    let expected = routing::headers_for(body);
+    for name in [VERSION_HEADER, METHOD_HEADER, NAME_HEADER] {
+        let want = expected.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
+        let got = headers.get(name).and_then(|v| v.to_str().ok());
+        match (want, got) {
+            (Some(_), None) => return Some(format!("{name} is missing")),
+            (Some(w), Some(g)) if routing::decode(g) != routing::decode(w) => {
+                return Some(format!("{name} is {g:?}, the body says {w:?}"))
+            }
+            _ => {}
+        }
+    }
+    None
+}
