@@ -1,7 +1,7 @@
 //! Text for `list`, `explain` and the fault listing: what the catalogue, scenarios and faults hold.
 
 use crate::fuzzwire::FUZZ_WIRE_RULES;
-use crate::monitor::{CONDUCT_RULES, MONITOR_RULES};
+use crate::monitor::CONDUCT_RULES;
 use crate::profile::{ext_tasks, Profile};
 use crate::reference::faults::{client_faults, FaultInfo, FAULTS};
 use crate::scenario::{ReceiverKind, Scenario};
@@ -14,7 +14,10 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
         .filter(|s| s.rules.iter().any(|r| r == rule))
         .map(|s| s.id.clone())
         .collect();
-    if MONITOR_RULES.contains(&rule) || ext_tasks::monitor::RULES.contains(&rule) {
+    if Profile::ALL
+        .iter()
+        .any(|p| p.monitor_rules().contains(&rule))
+    {
         out.push("monitor".into());
     }
     if CONDUCT_RULES.contains(&rule) {

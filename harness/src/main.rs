@@ -531,14 +531,29 @@ async fn dispatch(cli: Cli) -> i32 {
             profile: Profile::ExtTasks,
             list_faults,
             http,
+            variants,
+            list_variants,
             ..
         } => {
             if list_faults {
                 print!("{}", inspect::ext_fault_list());
                 return exit::CONFORMANT;
             }
-            let faults = reference::faults::Faults::from_ext_names(&faults)
+            if list_variants {
+                print!(
+                    "{}",
+                    reference::variants::list_of(ext_tasks::variants::VARIANTS)
+                );
+                return exit::CONFORMANT;
+            }
+            let mut faults = reference::faults::Faults::from_ext_names(&faults)
                 .unwrap_or_else(|e| usage_error(e));
+            faults.variants = reference::variants::named(
+                &variants,
+                ext_tasks::variants::VARIANTS,
+                "reference --profile ext-tasks",
+            )
+            .unwrap_or_else(|e| usage_error(e));
             let served = match http {
                 Some(addr) => ext_tasks::http::serve_http(faults, addr).await,
                 None => ext_tasks::reference::serve_stdio(faults).await,
@@ -568,7 +583,10 @@ async fn dispatch(cli: Cli) -> i32 {
                 return exit::CONFORMANT;
             }
             if list_variants {
-                print!("{}", reference::variants::list());
+                print!(
+                    "{}",
+                    reference::variants::list_of(reference::variants::VARIANTS)
+                );
                 return exit::CONFORMANT;
             }
             if list_hostile {
@@ -585,18 +603,9 @@ async fn dispatch(cli: Cli) -> i32 {
             let mut faults =
                 reference::faults::Faults::from_names(&faults).unwrap_or_else(|e| usage_error(e));
             faults.max_live_tasks = max_tasks;
-            faults.variants = variants
-                .iter()
-                .map(|name| {
-                    reference::variants::by_name(name)
-                        .map(|v| v.variant)
-                        .unwrap_or_else(|| {
-                            usage_error(format!(
-                                "unknown variant {name:?} (see `taskcheck reference --list-variants`)"
-                            ))
-                        })
-                })
-                .collect();
+            faults.variants =
+                reference::variants::named(&variants, reference::variants::VARIANTS, "reference")
+                    .unwrap_or_else(|e| usage_error(e));
             let served = match http {
                 Some(addr) => {
                     let options = reference::http::HttpOptions {

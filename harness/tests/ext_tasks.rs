@@ -83,6 +83,40 @@ fn over_http_the_reference_passes_and_every_fault_fails_exactly_its_rules() {
 }
 
 #[test]
+fn every_legal_variant_passes_over_stdio_and_http() {
+    let variants: Vec<_> = ext_tasks::variants::VARIANTS.iter().collect();
+    let problems = in_parallel(&variants, 4, |v| {
+        let stdio = run(
+            &format!("{} --variant {}", ext_reference(&[]), v.name),
+            &["--profile", "ext-tasks", "--jobs", "4"],
+            &format!("ext-variant-{}", v.name),
+        );
+        let server = HttpReference::start(&["--profile", "ext-tasks", "--variant", v.name]);
+        let http = run_against(
+            &["--url", &server.url],
+            &["--profile", "ext-tasks", "--jobs", "4"],
+            &format!("ext-variant-http-{}", v.name),
+        );
+        [stdio, http]
+            .into_iter()
+            .filter_map(|(code, out, doc)| {
+                let bad = rules_with(&doc, &["fail", "warn", "error"]);
+                (code != 0 || !bad.is_empty())
+                    .then(|| format!("variant {}: exit {code}, accused of {bad:?}\n{out}", v.name))
+            })
+            .collect::<Vec<_>>()
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+    let out = taskcheck(&["reference", "--profile", "ext-tasks", "--list-variants"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().count(),
+        ext_tasks::variants::VARIANTS.len(),
+        "{text}"
+    );
+}
+
+#[test]
 fn the_profile_is_detected_and_said() {
     let out = taskcheck(&[
         "run",

@@ -14,6 +14,14 @@ pub enum Variant {
     UnlimitedTtlByDefault,
     StatusMessageAlways,
     ExtraMeta,
+    // the extension's reference (profile/ext_tasks/variants.rs)
+    ExtLazyCancel,
+    ExtCancelIgnored,
+    ExtLazyUpdate,
+    ExtUnlimitedTtl,
+    ExtNoPollInterval,
+    ExtStatusMessageAlways,
+    ExtExtraMeta,
 }
 
 /// A variant's name, and what it does.
@@ -72,14 +80,29 @@ pub const VARIANTS: &[VariantInfo] = &[
     },
 ];
 
-/// Looks a variant up by name.
-pub fn by_name(name: &str) -> Option<&'static VariantInfo> {
-    VARIANTS.iter().find(|v| v.name == name)
+/// The variants of a list with these names; the first unknown name is the error, naming the
+/// command that lists them.
+pub fn named(
+    names: &[String],
+    list: &[VariantInfo],
+    command: &str,
+) -> Result<std::collections::HashSet<Variant>, String> {
+    names
+        .iter()
+        .map(|name| {
+            list.iter()
+                .find(|v| v.name == name)
+                .map(|v| v.variant)
+                .ok_or_else(|| {
+                    format!("unknown variant {name:?} (see `taskcheck {command} --list-variants`)")
+                })
+        })
+        .collect()
 }
 
-/// The `--list-variants` lines.
-pub fn list() -> String {
-    VARIANTS
+/// The `--list-variants` lines of a list of variants.
+pub fn list_of(variants: &[VariantInfo]) -> String {
+    variants
         .iter()
         .map(|v| format!("{:<28} {}\n", v.name, v.description))
         .collect()

@@ -44,6 +44,9 @@ pub(super) struct State {
     last_answer: Option<u64>,
     /// Captures a left-out step would have set, each with why it was left out.
     missing: BTreeMap<String, String>,
+    /// The input requests `respond` steps answered, by task id: a request shown again (the
+    /// task has not taken the answer in yet) is not answered twice.
+    answered: std::collections::HashMap<String, Vec<(String, Value)>>,
 }
 
 impl State {
@@ -85,6 +88,7 @@ impl State {
             label,
             last_answer: self.last_answer,
             missing: self.missing.clone(),
+            answered: self.answered.clone(),
             ..State::default()
         }
     }
@@ -595,26 +599,54 @@ impl<'a> Exec<'a> {
     ) -> Result<(), Stop> {
         let task_id = matcher::substitute(&json!(task), &state.vars).map_err(Stop::Prerequisite)?;
         let reply = matcher::substitute(reply, &state.vars).map_err(Stop::Prerequisite)?;
-        let Some(shown) = self
-            .request(step, "tasks/get", json!({"taskId": task_id}), state)
-            .await?
-        else {
-            return Ok(());
+        let id_text = task_id.as_str().unwrap_or_default().to_string();
+        let limit = step
+            .timeout_ms
+            .map(|ms| self.config.limits.scaled(ms))
+            .unwrap_or(self.config.limits.poll);
+        let start = Instant::now();
+        // an update is eventually consistent: wait for a request not answered yet
+        let keys = loop {
+            let Some(shown) = self
+                .request(step, "tasks/get", json!({"taskId": task_id}), state)
+                .await?
+            else {
+                return Ok(());
+            };
+            let answered = state.answered.get(&id_text).cloned().unwrap_or_default();
+            let fresh: Vec<(String, Value)> = match &shown.outcome {
+                Outcome::Result(t) => t
+                    .get("inputRequests")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(k, r)| !answered.iter().any(|(ak, ar)| ak == *k && ar == *r))
+                    .map(|(k, r)| (k.clone(), r.clone()))
+                    .collect(),
+                Outcome::Error(_) => Vec::new(),
+            };
+            let status = outcome_value(&shown.outcome)["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let waiting = matches!(status.as_str(), "working" | "input_required");
+            if !fresh.is_empty() {
+                break fresh;
+            }
+            if !waiting || start.elapsed() >= limit {
+                return Err(Stop::Prerequisite(format!(
+                    "task {task_id} shows no outstanding request not answered yet (tasks/get: {})",
+                    matcher::short(outcome_value(&shown.outcome))
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(POLL_DEFAULT_MS)).await;
         };
-        let keys: Vec<String> = match &shown.outcome {
-            Outcome::Result(t) => t
-                .get("inputRequests")
-                .and_then(Value::as_object)
-                .map(|o| o.keys().cloned().collect())
-                .unwrap_or_default(),
-            Outcome::Error(_) => Vec::new(),
-        };
-        if keys.is_empty() {
-            return Err(Stop::Prerequisite(format!(
-                "task {task_id} shows no outstanding request to answer (tasks/get: {})",
-                matcher::short(outcome_value(&shown.outcome))
-            )));
-        }
+        state
+            .answered
+            .entry(id_text)
+            .or_default()
+            .extend(keys.iter().cloned());
+        let keys: Vec<String> = keys.into_iter().map(|(k, _)| k).collect();
         let responses: serde_json::Map<String, Value> =
             keys.into_iter().map(|k| (k, reply.clone())).collect();
         let params = json!({"taskId": task_id, "inputResponses": responses});

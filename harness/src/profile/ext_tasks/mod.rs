@@ -7,6 +7,7 @@ pub mod faults;
 pub mod http;
 pub mod monitor;
 pub mod reference;
+pub mod variants;
 
 use crate::session::{ServerInfo, Session};
 use crate::wire::Outcome;

@@ -4,6 +4,7 @@
 
 use super::{declares, request_capabilities, EXTENSION, META_VERSION, MISSING_CAPABILITY};
 use crate::reference::faults::{Fault, Faults};
+use crate::reference::variants::Variant;
 use crate::reference::{rfc3339, Receives};
 use crate::wire::{code, Message};
 use serde_json::{json, Map, Value};
@@ -23,6 +24,8 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("elicit_twice", "asks one elicitation, then a second once the first is answered, returns both answers; only as a task"),
 ];
 
+/// The extra `_meta` key (and error `data`) of the extra-meta variant.
+const EXTRA_META_KEY: &str = "example.com/taskcheck-reference";
 /// How long a task lives, in ms.
 const TTL_MS: u64 = 60_000;
 /// The poll interval the reference suggests, in ms.
@@ -51,6 +54,8 @@ pub struct ExtReference {
     faults: Faults,
     out: mpsc::UnboundedSender<Value>,
     tasks: Mutex<HashMap<String, Task>>,
+    /// Itself, for changes made later (eventually consistent variants).
+    me: std::sync::Weak<ExtReference>,
 }
 
 type Reply = Result<Value, Value>;
@@ -85,15 +90,20 @@ fn answer_text(answer: &Value, field: &str) -> String {
 impl ExtReference {
     /// A receiver writing its messages to `out`.
     pub fn new(faults: Faults, out: mpsc::UnboundedSender<Value>) -> Arc<ExtReference> {
-        Arc::new(ExtReference {
+        Arc::new_cyclic(|me| ExtReference {
             faults,
             out,
             tasks: Mutex::default(),
+            me: me.clone(),
         })
     }
 
     fn has(&self, fault: Fault) -> bool {
         self.faults.has(fault)
+    }
+
+    fn is(&self, variant: Variant) -> bool {
+        self.faults.is(variant)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Task>> {
@@ -109,8 +119,23 @@ impl ExtReference {
         let _ = self.out.send(msg);
     }
 
-    /// The outcome of one request: a result or a JSON-RPC error object.
+    /// The outcome of one request: a result or a JSON-RPC error object (with an extra `_meta`
+    /// key or `data` under the extra-meta variant).
     pub async fn answer(self: &Arc<Self>, method: &str, params: &Value) -> Reply {
+        let outcome = self.outcome(method, params).await;
+        if !self.is(Variant::ExtExtraMeta) {
+            return outcome;
+        }
+        match outcome {
+            Ok(mut r) => {
+                r["_meta"][EXTRA_META_KEY] = json!(true);
+                Ok(r)
+            }
+            Err(e) => Err(with_data(e)),
+        }
+    }
+
+    async fn outcome(self: &Arc<Self>, method: &str, params: &Value) -> Reply {
         let meta = params.get("_meta");
         let version = meta
             .and_then(|m| m.get(META_VERSION))
@@ -276,10 +301,17 @@ impl ExtReference {
             "tool_error" => Ok(
                 json!({"content": [{"type": "text", "text": "tool_error fixture failed as asked"}], "isError": true}),
             ),
-            "protocol_error" => Err(error(
-                code::INTERNAL_ERROR,
-                "protocol_error fixture: internal error as asked",
-            )),
+            "protocol_error" => {
+                let e = error(
+                    code::INTERNAL_ERROR,
+                    "protocol_error fixture: internal error as asked",
+                );
+                // the task's error is the very error a plain call ends in
+                Err(match self.is(Variant::ExtExtraMeta) {
+                    true => with_data(e),
+                    false => e,
+                })
+            }
             "elicit_input" => {
                 let answers = self
                     .ask(
@@ -419,13 +451,24 @@ impl ExtReference {
     /// A task as tasks/get shows it (with its result, error or requests when `detailed`).
     fn detail(&self, task_id: &str, task: &Task, detailed: bool) -> Value {
         let mut out = json!({"taskId": task_id, "status": task.status, "createdAt": task.created_at,
-            "lastUpdatedAt": task.updated_at, "pollIntervalMs": POLL_MS});
-        match self.has(Fault::ExtTtlNotTtlMs) {
-            true => out["ttl"] = json!(TTL_MS),
-            false => out["ttlMs"] = json!(TTL_MS),
+            "lastUpdatedAt": task.updated_at});
+        if !self.is(Variant::ExtNoPollInterval) {
+            out["pollIntervalMs"] = json!(POLL_MS);
         }
-        if let Some(m) = &task.status_message {
-            out["statusMessage"] = json!(m);
+        let ttl = match self.is(Variant::ExtUnlimitedTtl) {
+            true => Value::Null,
+            false => json!(TTL_MS),
+        };
+        match self.has(Fault::ExtTtlNotTtlMs) {
+            true => out["ttl"] = ttl,
+            false => out["ttlMs"] = ttl,
+        }
+        match &task.status_message {
+            Some(m) => out["statusMessage"] = json!(m),
+            None if self.is(Variant::ExtStatusMessageAlways) => {
+                out["statusMessage"] = json!(format!("the task is {}", task.status))
+            }
+            None => {}
         }
         if !detailed {
             return out;
@@ -521,6 +564,19 @@ impl ExtReference {
         ack
     }
 
+    /// Changes a task `ms` from now (an eventually consistent write).
+    fn later(&self, ms: u64, task_id: String, change: impl FnOnce(&mut Task) + Send + 'static) {
+        let me = self.me.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            if let Some(me) = me.upgrade() {
+                if let Some(task) = me.lock().get_mut(&task_id) {
+                    change(task);
+                }
+            }
+        });
+    }
+
     fn update(&self, params: &Value) -> Reply {
         let task_id = Self::task_id(params)?;
         let mut tasks = self.lock();
@@ -547,13 +603,20 @@ impl ExtReference {
             ));
         }
         if !self.has(Fault::ExtUpdateIgnored) {
-            for (k, v) in responses
+            let answers: Vec<(String, Value)> = responses
                 .into_iter()
                 .filter(|(k, _)| task.asking.contains_key(k))
-            {
-                task.answers.insert(k, v);
+                .collect();
+            match self.is(Variant::ExtLazyUpdate) {
+                true => self.later(200, task_id.clone(), move |task| {
+                    task.answers.extend(answers);
+                    task.wake.notify_one();
+                }),
+                false => {
+                    task.answers.extend(answers);
+                    task.wake.notify_one();
+                }
             }
-            task.wake.notify_one();
         }
         Ok(self.ack(
             Fault::ExtUpdateResultTypeMissing,
@@ -575,11 +638,10 @@ impl ExtReference {
                 false => Err(self.unknown(&task_id, None)),
             };
         };
-        if !matches!(task.status, "completed" | "failed" | "cancelled") {
-            task.status = "cancelled";
-            task.status_message = Some("cancelled by the client".into());
-            task.updated_at = now();
-            task.wake.notify_one();
+        if self.is(Variant::ExtLazyCancel) {
+            self.later(300, task_id.clone(), cancel_now);
+        } else if !self.is(Variant::ExtCancelIgnored) {
+            cancel_now(task);
         }
         Ok(self.ack(
             Fault::ExtCancelResultTypeMissing,
@@ -587,6 +649,24 @@ impl ExtReference {
             Some((&task_id, task)),
         ))
     }
+}
+
+/// Cancels a task that is not terminal yet.
+fn cancel_now(task: &mut Task) {
+    if !matches!(task.status, "completed" | "failed" | "cancelled") {
+        task.status = "cancelled";
+        task.status_message = Some("cancelled by the client".into());
+        task.updated_at = now();
+        task.wake.notify_one();
+    }
+}
+
+/// An error with a `data` member (the extra-meta variant), unless it has one.
+fn with_data(mut e: Value) -> Value {
+    if e.get("data").is_none() {
+        e["data"] = json!(EXTRA_META_KEY);
+    }
+    e
 }
 
 fn missing_capability() -> Value {

@@ -1,0 +1,45 @@
+//! Legal variants of the extension's reference receiver (`reference --profile ext-tasks
+//! --variant NAME`): behaviours the extension allows, each of which must pass the whole ext
+//! suite with no failure and no warning (a test asserts it). They share the `Variant` type and
+//! its listing with the 2025-11-25 variants.
+
+use crate::reference::variants::{Variant::*, VariantInfo};
+
+/// Every variant of the extension's reference receiver.
+pub const VARIANTS: &[VariantInfo] = &[
+    VariantInfo {
+        variant: ExtLazyCancel,
+        name: "lazy-cancel",
+        description: "tasks/cancel acknowledges at once; the task turns cancelled 300 ms later (eventually consistent)",
+    },
+    VariantInfo {
+        variant: ExtCancelIgnored,
+        name: "cancel-ignored",
+        description: "tasks/cancel acknowledges and the work goes on to its own end (cancellation is cooperative)",
+    },
+    VariantInfo {
+        variant: ExtLazyUpdate,
+        name: "lazy-update",
+        description: "tasks/update acknowledges at once; the answers reach the task 200 ms later",
+    },
+    VariantInfo {
+        variant: ExtUnlimitedTtl,
+        name: "unlimited-ttl",
+        description: "every task has `ttlMs: null`",
+    },
+    VariantInfo {
+        variant: ExtNoPollInterval,
+        name: "no-poll-interval",
+        description: "no Task carries `pollIntervalMs`",
+    },
+    VariantInfo {
+        variant: ExtStatusMessageAlways,
+        name: "status-message-always",
+        description: "every Task carries a statusMessage, whatever its status",
+    },
+    VariantInfo {
+        variant: ExtExtraMeta,
+        name: "extra-meta",
+        description: "every result carries an extra `_meta` key of its own, every error (a task's too) a `data` member",
+    },
+];
