@@ -1,7 +1,7 @@
 //! Monitors: checks that watch every message of a session. A pure function of the trace.
 
 mod conduct;
-mod entropy;
+pub mod entropy;
 mod expiry;
 
 pub use conduct::CONDUCT_RULES;

@@ -116,6 +116,7 @@ pub enum Fault {
     ExtServesTasksResult,
     ExtTasksMethodsUndeclared,
     ExtAcceptsMissingMeta,
+    ExtSequentialTaskId,
 }
 
 /// Faults that only the Streamable HTTP receiver can show.

@@ -42,5 +42,6 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: ExtCancelUnknownAcks, name: "cancel-unknown-acks", rules: &["ext-tasks.cancel.unknown-task"], description: "tasks/cancel of an unknown task acknowledges", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtServesTasksResult, name: "serves-tasks-result", rules: &["ext-tasks.errors.tasks-result-removed"], description: "tasks/result still answers a task's result", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtTasksMethodsUndeclared, name: "tasks-methods-without-capability", rules: &["ext-tasks.errors.tasks-methods-need-capability"], description: "tasks/get, tasks/update and tasks/cancel are served to clients that do not declare the extension", may_also: &[], follows: &[] },
+    FaultInfo { fault: ExtSequentialTaskId, name: "sequential-task-id", rules: &["ext-tasks.security.unguessable-ids"], description: "task ids are a counter (`task-1`, `task-2`, ...)", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtAcceptsMissingMeta, name: "accepts-missing-meta", rules: &["ext-tasks.core.request-meta-required"], description: "requests without the per-request protocol version and client capabilities are served", may_also: &[], follows: &[] },
 ];

@@ -4,7 +4,7 @@
 
 use super::declares;
 use crate::model::{Finding, TaskStatus};
-use crate::monitor::{key, Context, Judgement, Tally};
+use crate::monitor::{entropy, key, Context, Judgement, Tally};
 use crate::trace::{Direction, Entry};
 use crate::wire::{self, Message, Outcome};
 use serde_json::Value;
@@ -26,6 +26,7 @@ pub const RULES: &[&str] = &[
     TRANSITIONS,
     KEYS_UNIQUE,
     DURABLE,
+    UNGUESSABLE,
 ];
 
 const ADVERTISE: &str = "ext-tasks.capability.advertise";
@@ -42,6 +43,7 @@ const SAME_ID: &str = "ext-tasks.task.same-id";
 const TRANSITIONS: &str = "ext-tasks.lifecycle.transitions";
 const KEYS_UNIQUE: &str = "ext-tasks.update.keys-unique";
 const DURABLE: &str = "ext-tasks.create.durable";
+const UNGUESSABLE: &str = "ext-tasks.security.unguessable-ids";
 
 /// A request taskcheck sent, waiting for its answer.
 struct Asked {
@@ -74,6 +76,8 @@ struct Monitor {
     tasks: HashMap<String, Seen>,
     /// Answers that did not find a task created before they were asked, with the first such.
     vanished: BTreeMap<u64, (u64, &'static str)>,
+    /// Every task id handed out, in order.
+    created: Vec<String>,
 }
 
 /// Judges a run's trace by the extension's monitors.
@@ -82,6 +86,7 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
     for e in entries {
         m.entry(e, ctx);
     }
+    m.ids();
     let (checks, because) = m.findings.checks();
     Judgement {
         checks,
@@ -197,6 +202,7 @@ impl Monitor {
                 );
                 if let Some(id) = result.get("taskId").and_then(Value::as_str) {
                     self.tasks.entry(id.to_string()).or_default().created = Some(seq);
+                    self.created.push(id.to_string());
                 }
                 self.task(result, evidence);
             }
@@ -218,6 +224,27 @@ impl Monitor {
                 }
             }
         }
+    }
+
+    /// Task-id guessability over every id the session was handed (the 2025-11-25 estimate:
+    /// at least 32 ids, 64 bits less a 4-bit margin).
+    fn ids(&mut self) {
+        if self.created.len() < entropy::MIN_SAMPLE {
+            return;
+        }
+        let bits = entropy::estimate_bits(&self.created);
+        let examples: Vec<&String> = self.created.iter().take(3).collect();
+        self.find(
+            UNGUESSABLE,
+            !entropy::too_low(bits),
+            format!(
+                "{} task ids estimate {bits:.0} bits of entropy (floor {} bits, less a {}-bit margin), e.g. {examples:?}",
+                self.created.len(),
+                entropy::FLOOR_BITS,
+                entropy::MARGIN_BITS
+            ),
+            Vec::new(),
+        );
     }
 
     /// A refused tasks request: one that does not find a task handed out before it was

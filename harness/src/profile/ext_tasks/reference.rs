@@ -54,6 +54,8 @@ pub struct ExtReference {
     faults: Faults,
     out: mpsc::UnboundedSender<Value>,
     tasks: Mutex<HashMap<String, Task>>,
+    /// The counter behind the sequential-task-id fault.
+    next_id: std::sync::atomic::AtomicU64,
     /// Itself, for changes made later (eventually consistent variants).
     me: std::sync::Weak<ExtReference>,
 }
@@ -94,6 +96,7 @@ impl ExtReference {
             faults,
             out,
             tasks: Mutex::default(),
+            next_id: Default::default(),
             me: me.clone(),
         })
     }
@@ -250,7 +253,14 @@ impl ExtReference {
 
     /// Creates a task for a call and starts its work.
     async fn create(self: &Arc<Self>, name: &str, args: Value) -> Value {
-        let task_id = uuid::Uuid::new_v4().to_string();
+        let task_id = match self.has(Fault::ExtSequentialTaskId) {
+            true => format!(
+                "task-{}",
+                self.next_id
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            ),
+            false => uuid::Uuid::new_v4().to_string(),
+        };
         let created = now();
         let task = Task {
             status: "working",
