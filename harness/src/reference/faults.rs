@@ -117,6 +117,10 @@ pub enum Fault {
     ExtTasksMethodsUndeclared,
     ExtAcceptsMissingMeta,
     ExtSequentialTaskId,
+    ExtListenWithoutCapability,
+    ExtNotificationWithoutPayload,
+    ExtProgressOnStream,
+    ExtNotifyBeforeAck,
 }
 
 /// Faults that only the Streamable HTTP receiver can show.

@@ -2,7 +2,14 @@
 //! fail. They share the `Fault` type and its listing with the 2025-11-25 faults.
 
 use crate::reference::faults::Fault::*;
-use crate::reference::faults::FaultInfo;
+use crate::reference::faults::{Fault, FaultInfo};
+
+/// Faults that show only over stdio, where taskcheck holds a subscriptions/listen stream open.
+pub const STDIO_ONLY: [Fault; 3] = [
+    ExtNotificationWithoutPayload,
+    ExtProgressOnStream,
+    ExtNotifyBeforeAck,
+];
 
 /// Every fault of the extension's reference receiver.
 #[rustfmt::skip]
@@ -43,5 +50,9 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: ExtServesTasksResult, name: "serves-tasks-result", rules: &["ext-tasks.errors.tasks-result-removed"], description: "tasks/result still answers a task's result", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtTasksMethodsUndeclared, name: "tasks-methods-without-capability", rules: &["ext-tasks.errors.tasks-methods-need-capability"], description: "tasks/get, tasks/update and tasks/cancel are served to clients that do not declare the extension", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtSequentialTaskId, name: "sequential-task-id", rules: &["ext-tasks.security.unguessable-ids"], description: "task ids are a counter (`task-1`, `task-2`, ...)", may_also: &[], follows: &[] },
+    FaultInfo { fault: ExtListenWithoutCapability, name: "listen-without-capability", rules: &["ext-tasks.notifications.listen-needs-capability"], description: "subscriptions/listen asking for task notifications is served to a client that does not declare the extension", may_also: &[], follows: &[] },
+    FaultInfo { fault: ExtNotificationWithoutPayload, name: "notification-without-payload", rules: &["ext-tasks.notifications.detailed-task"], description: "notifications/tasks leave out `result`, `error` and `inputRequests`", may_also: &[], follows: &[] },
+    FaultInfo { fault: ExtProgressOnStream, name: "message-on-stream", rules: &["ext-tasks.notifications.no-progress-on-stream"], description: "a notifications/message goes out on the subscriptions/listen stream", may_also: &[], follows: &[] },
+    FaultInfo { fault: ExtNotifyBeforeAck, name: "notify-before-ack", rules: &["ext-tasks.notifications.ack-first"], description: "the watched tasks' current state goes out on the stream before its acknowledgement", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtAcceptsMissingMeta, name: "accepts-missing-meta", rules: &["ext-tasks.core.request-meta-required"], description: "requests without the per-request protocol version and client capabilities are served", may_also: &[], follows: &[] },
 ];

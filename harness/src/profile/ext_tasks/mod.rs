@@ -27,6 +27,8 @@ pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities"
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// The result `_meta` key of the server's identity.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// The `_meta` key naming the subscription a stream's message belongs to.
+pub const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 /// Missing Required Client Capability.
 pub const MISSING_CAPABILITY: i64 = -32021;
 

@@ -27,6 +27,9 @@ pub const RULES: &[&str] = &[
     KEYS_UNIQUE,
     DURABLE,
     UNGUESSABLE,
+    DETAILED,
+    ACK_FIRST,
+    NO_PROGRESS,
 ];
 
 const ADVERTISE: &str = "ext-tasks.capability.advertise";
@@ -44,6 +47,9 @@ const TRANSITIONS: &str = "ext-tasks.lifecycle.transitions";
 const KEYS_UNIQUE: &str = "ext-tasks.update.keys-unique";
 const DURABLE: &str = "ext-tasks.create.durable";
 const UNGUESSABLE: &str = "ext-tasks.security.unguessable-ids";
+const DETAILED: &str = "ext-tasks.notifications.detailed-task";
+const ACK_FIRST: &str = "ext-tasks.notifications.ack-first";
+const NO_PROGRESS: &str = "ext-tasks.notifications.no-progress-on-stream";
 
 /// A request taskcheck sent, waiting for its answer.
 struct Asked {
@@ -78,6 +84,9 @@ struct Monitor {
     vanished: BTreeMap<u64, (u64, &'static str)>,
     /// Every task id handed out, in order.
     created: Vec<String>,
+    /// Open notification streams (subscriptions/listen requests), and whether each was
+    /// acknowledged yet.
+    streams: HashMap<String, bool>,
 }
 
 /// Judges a run's trace by the extension's monitors.
@@ -109,6 +118,9 @@ impl Monitor {
         };
         match (e.dir, msg) {
             (Direction::Out, Message::Request { id, method, params }) => {
+                if method == "subscriptions/listen" {
+                    self.streams.insert(key(e, &id), false);
+                }
                 let asked = Asked {
                     method,
                     params,
@@ -125,10 +137,8 @@ impl Monitor {
                     Outcome::Error(error) => self.refused(&asked, &error, e.seq),
                 }
             }
-            (Direction::In, Message::Notification { method, params })
-                if method == "notifications/tasks" =>
-            {
-                self.task(&params, vec![e.seq]);
+            (Direction::In, Message::Notification { method, params }) => {
+                self.notification(e, &method, &params);
             }
             _ => {}
         }
@@ -224,6 +234,69 @@ impl Monitor {
                 }
             }
         }
+    }
+
+    /// A notification: one on a stream comes after the stream's acknowledgement and is no
+    /// progress or log message; a task status notification is a complete DetailedTask.
+    fn notification(&mut self, e: &Entry, method: &str, params: &Value) {
+        let evidence = vec![e.seq];
+        let stream = params
+            .get("_meta")
+            .and_then(|m| m.get(super::META_SUBSCRIPTION))
+            .map(|id| key(e, id))
+            .filter(|k| self.streams.contains_key(k));
+        if let Some(k) = stream {
+            let acked = self.streams.get(&k).copied().unwrap_or_default();
+            if method == "notifications/subscriptions/acknowledged" {
+                self.streams.insert(k, true);
+            } else {
+                self.find(
+                    ACK_FIRST,
+                    acked,
+                    format!(
+                        "{method} on a stream came {} its acknowledgement",
+                        if acked { "after" } else { "before" }
+                    ),
+                    evidence.clone(),
+                );
+            }
+            let log = matches!(method, "notifications/progress" | "notifications/message");
+            self.find(
+                NO_PROGRESS,
+                !log,
+                match log {
+                    true => format!("{method} on the subscriptions/listen stream"),
+                    false => "no progress or log message on the subscriptions/listen stream".into(),
+                },
+                evidence.clone(),
+            );
+        }
+        if method != "notifications/tasks" {
+            return;
+        }
+        let status = params
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let payload = match status {
+            "completed" => Some("result"),
+            "failed" => Some("error"),
+            "input_required" => Some("inputRequests"),
+            _ => None,
+        };
+        let complete = payload.is_none_or(|f| params.get(f).is_some_and(Value::is_object));
+        self.find(
+            DETAILED,
+            complete,
+            match payload {
+                Some(f) if !complete => {
+                    format!("a {status} task's notifications/tasks has no `{f}` object")
+                }
+                _ => format!("notifications/tasks of a {status} task carries what tasks/get would"),
+            },
+            evidence.clone(),
+        );
+        self.task(params, evidence);
     }
 
     /// Task-id guessability over every id the session was handed (the 2025-11-25 estimate:

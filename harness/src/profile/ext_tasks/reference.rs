@@ -26,6 +26,19 @@ pub const TOOLS: &[(&str, &str)] = &[
 
 /// The extra `_meta` key (and error `data`) of the extra-meta variant.
 const EXTRA_META_KEY: &str = "example.com/taskcheck-reference";
+/// How a Task is shown.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum View {
+    /// A CreateTaskResult or acknowledgement: the Task's fields only.
+    Handle,
+    /// A tasks/get result.
+    Get,
+    /// A notifications/tasks.
+    Notification,
+}
+
+/// The method that opens a notification stream.
+const LISTEN: &str = "subscriptions/listen";
 /// How long a task lives, in ms.
 const TTL_MS: u64 = 60_000;
 /// The poll interval the reference suggests, in ms.
@@ -54,6 +67,8 @@ pub struct ExtReference {
     faults: Faults,
     out: mpsc::UnboundedSender<Value>,
     tasks: Mutex<HashMap<String, Task>>,
+    /// Open `subscriptions/listen` streams (stdio): the request id and the tasks it watches.
+    listening: Mutex<Vec<(Value, Vec<String>)>>,
     /// The counter behind the sequential-task-id fault.
     next_id: std::sync::atomic::AtomicU64,
     /// Itself, for changes made later (eventually consistent variants).
@@ -96,6 +111,7 @@ impl ExtReference {
             faults,
             out,
             tasks: Mutex::default(),
+            listening: Mutex::default(),
             next_id: Default::default(),
             me: me.clone(),
         })
@@ -114,6 +130,10 @@ impl ExtReference {
     }
 
     async fn handle(self: Arc<Self>, id: Value, method: String, params: Value) {
+        if method == LISTEN && declares(request_capabilities(&params)) {
+            // a long-lived request: acknowledged, then never answered while the stream lives
+            return self.listen(id, &params);
+        }
         let reply = self.answer(&method, &params).await;
         let msg = match reply {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
@@ -169,6 +189,13 @@ impl ExtReference {
             "server/discover" => complete(self.discover()),
             "ping" => complete(json!({})),
             "tools/list" => self.tools_list(),
+            // a declaring client's stream is served over stdio (`listen`)
+            LISTEN if declared => Err(error(
+                code::METHOD_NOT_FOUND,
+                "subscriptions/listen is served over stdio only",
+            )),
+            LISTEN if self.has(Fault::ExtListenWithoutCapability) => complete(json!({})),
+            LISTEN => Err(missing_capability()),
             "tools/call" => {
                 let declared = declared || self.has(Fault::ExtTaskWithoutCapability);
                 self.call(params, declared).await
@@ -274,7 +301,7 @@ impl ExtReference {
             read_cancelled: false,
             wake: Arc::new(Notify::new()),
         };
-        let mut handle = self.detail(&task_id, &task, false);
+        let mut handle = self.detail(&task_id, &task, View::Handle);
         handle["resultType"] = json!(match self.has(Fault::ExtCreateResultTypeComplete) {
             true => "complete",
             false => "task",
@@ -395,6 +422,7 @@ impl ExtReference {
             }
             task.status = "input_required";
             task.updated_at = now();
+            self.announce(task_id, task);
             (task.wake.clone(), keys)
         };
         let (wake, keys) = wake;
@@ -425,10 +453,79 @@ impl ExtReference {
                     }
                     task.status = "working";
                     task.updated_at = now();
+                    self.announce(task_id, task);
                     return Ok(answers);
                 }
             }
             notified.await;
+        }
+    }
+
+    /// Opens a notification stream: the acknowledgement first, then a notifications/tasks for
+    /// each change of a task it watches.
+    fn listen(&self, id: Value, params: &Value) {
+        let watched: Vec<String> = params["notifications"]["taskIds"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.as_str().map(str::to_string))
+            .collect();
+        let tag = json!({super::META_SUBSCRIPTION: id});
+        let current = |id: &str| {
+            let tasks = self.lock();
+            tasks
+                .get(id)
+                .map(|t| self.detail(id, t, View::Notification))
+        };
+        if self.has(Fault::ExtNotifyBeforeAck) {
+            for t in watched.iter().filter_map(|t| current(t)) {
+                self.send_tagged("notifications/tasks", t, &tag);
+            }
+        }
+        self.send_tagged(
+            "notifications/subscriptions/acknowledged",
+            json!({"notifications": {"taskIds": watched}}),
+            &tag,
+        );
+        if self.has(Fault::ExtProgressOnStream) {
+            self.send_tagged(
+                "notifications/message",
+                json!({"level": "info", "data": "listening"}),
+                &tag,
+            );
+        }
+        self.listening
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((id, watched));
+    }
+
+    /// Sends a notification on a subscription's stream.
+    fn send_tagged(&self, method: &str, mut params: Value, tag: &Value) {
+        params["_meta"] = tag.clone();
+        let _ = self
+            .out
+            .send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Tells the streams watching a task that it changed.
+    fn announce(&self, task_id: &str, task: &Task) {
+        let listening = self.listening.lock().unwrap_or_else(|p| p.into_inner());
+        for (id, _) in listening
+            .iter()
+            .filter(|(_, w)| w.iter().any(|t| t == task_id))
+        {
+            let mut detail = self.detail(task_id, task, View::Notification);
+            if self.has(Fault::ExtNotificationWithoutPayload) {
+                for k in ["result", "error", "inputRequests"] {
+                    detail.as_object_mut().map(|d| d.remove(k));
+                }
+            }
+            self.send_tagged(
+                "notifications/tasks",
+                detail,
+                &json!({super::META_SUBSCRIPTION: id}),
+            );
         }
     }
 
@@ -456,10 +553,12 @@ impl ExtReference {
         }
         task.outcome = Some(outcome);
         task.updated_at = now();
+        self.announce(task_id, task);
     }
 
-    /// A task as tasks/get shows it (with its result, error or requests when `detailed`).
-    fn detail(&self, task_id: &str, task: &Task, detailed: bool) -> Value {
+    /// A task as a view shows it: a handle has no payload; tasks/get (with its faults) and a
+    /// notification carry the result, error or requests of its status.
+    fn detail(&self, task_id: &str, task: &Task, view: View) -> Value {
         let mut out = json!({"taskId": task_id, "status": task.status, "createdAt": task.created_at,
             "lastUpdatedAt": task.updated_at});
         if !self.is(Variant::ExtNoPollInterval) {
@@ -480,20 +579,22 @@ impl ExtReference {
             }
             None => {}
         }
-        if !detailed {
+        if view == View::Handle {
             return out;
         }
+        // the tasks/get faults break tasks/get only
+        let get_fault = |f: Fault| view == View::Get && self.has(f);
         match (&task.outcome, task.status) {
-            (Some(Ok(result)), "completed") if !self.has(Fault::ExtCompletedWithoutResult) => {
+            (Some(Ok(result)), "completed") if !get_fault(Fault::ExtCompletedWithoutResult) => {
                 let mut result = result.clone();
-                if self.has(Fault::ExtResultLosesIsError) {
+                if get_fault(Fault::ExtResultLosesIsError) {
                     result.as_object_mut().map(|r| r.remove("isError"));
                 }
                 out["result"] = result;
             }
-            (Some(Err(e)), "failed") if !self.has(Fault::ExtFailedWithoutError) => {
+            (Some(Err(e)), "failed") if !get_fault(Fault::ExtFailedWithoutError) => {
                 let mut e = e.clone();
-                if self.has(Fault::ExtErrorDiffers) {
+                if get_fault(Fault::ExtErrorDiffers) {
                     e["message"] = json!("the task failed");
                 }
                 out["error"] = e;
@@ -501,7 +602,7 @@ impl ExtReference {
             _ => {}
         }
         if task.status == "input_required" {
-            let shown = match self.has(Fault::ExtOneInputRequest) {
+            let shown = match get_fault(Fault::ExtOneInputRequest) {
                 true => 1,
                 false => usize::MAX,
             };
@@ -543,7 +644,7 @@ impl ExtReference {
         };
         let reopened = task.read_cancelled && self.has(Fault::ExtCancelledReopens);
         task.read_cancelled |= task.status == "cancelled";
-        let mut out = self.detail(&task_id, task, true);
+        let mut out = self.detail(&task_id, task, View::Get);
         if reopened {
             out["status"] = json!("working");
         }
@@ -566,7 +667,7 @@ impl ExtReference {
         };
         if let (Some((id, task)), true) = (task, self.has(returns_task)) {
             if let (Some(a), Value::Object(detail)) =
-                (ack.as_object_mut(), self.detail(id, task, false))
+                (ack.as_object_mut(), self.detail(id, task, View::Handle))
             {
                 a.extend(detail);
             }
@@ -582,6 +683,7 @@ impl ExtReference {
             if let Some(me) = me.upgrade() {
                 if let Some(task) = me.lock().get_mut(&task_id) {
                     change(task);
+                    me.announce(&task_id, task);
                 }
             }
         });
@@ -652,6 +754,7 @@ impl ExtReference {
             self.later(300, task_id.clone(), cancel_now);
         } else if !self.is(Variant::ExtCancelIgnored) {
             cancel_now(task);
+            self.announce(&task_id, task);
         }
         Ok(self.ack(
             Fault::ExtCancelResultTypeMissing,
