@@ -197,6 +197,9 @@ impl ServerInfo {
     }
 }
 
+/// HTTP headers a request sets against what its body calls for (None: left out).
+pub type Headers = Vec<(String, Option<String>)>;
+
 /// One live session.
 pub struct Session {
     outgoing: mpsc::Sender<Outgoing>,
@@ -294,9 +297,13 @@ impl Session {
         self.closed.borrow().clone()
     }
 
-    async fn send(&self, msg: Value) -> Result<u64, RequestError> {
+    async fn send(&self, msg: Value, headers: Headers) -> Result<u64, RequestError> {
         let seq = self.trace.record(Direction::Out, Some(msg.clone()), None);
-        self.put(Outgoing::Message(msg)).await.map(|_| seq)
+        let outgoing = match headers.is_empty() {
+            true => Outgoing::Message(msg),
+            false => Outgoing::Headed(msg, headers),
+        };
+        self.put(outgoing).await.map(|_| seq)
     }
 
     async fn put(&self, outgoing: Outgoing) -> Result<(), RequestError> {
@@ -361,6 +368,19 @@ impl Session {
         params: Value,
         timeout: Duration,
     ) -> Result<Reply, RequestError> {
+        self.request_headed(method, params, timeout, Vec::new())
+            .await
+    }
+
+    /// Sends a request whose HTTP headers differ from what its body calls for (`headers`:
+    /// set, or with None left out) and waits for its response, at most `timeout`.
+    pub async fn request_headed(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        headers: Headers,
+    ) -> Result<Reply, RequestError> {
         let id = json!(self.sent.next.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         let msg = wire::request(&id, method, &self.stamped(params));
@@ -370,7 +390,7 @@ impl Session {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(id_key(&id), tx);
-        let asked = match self.send(msg).await {
+        let asked = match self.send(msg, headers).await {
             Ok(seq) => seq,
             Err(e) => {
                 self.forget(&id);
@@ -413,14 +433,16 @@ impl Session {
 
     /// Sends a notification.
     pub async fn notify(&self, method: &str, params: Value) -> Result<(), RequestError> {
-        self.send(wire::notification(method, &params))
+        self.send(wire::notification(method, &params), Vec::new())
             .await
             .map(|_| ())
     }
 
     /// Answers a request the receiver sent.
     pub async fn respond(&self, id: &Value, result: Value) -> Result<(), RequestError> {
-        self.send(wire::result(id, result)).await.map(|_| ())
+        self.send(wire::result(id, result), Vec::new())
+            .await
+            .map(|_| ())
     }
 
     /// Takes the oldest receiver request or notification with this method, waiting at most `timeout`.
@@ -512,7 +534,9 @@ impl Session {
         self.inbox.refuse_requests.store(true, Ordering::Relaxed);
         // what the client asked before it was initialized gets the same answer
         while let Some(early) = self.inbox.requests.take_any() {
-            self.send(refusal(&early.id, &early.method)).await.ok();
+            self.send(refusal(&early.id, &early.method), Vec::new())
+                .await
+                .ok();
         }
         Ok(ServerInfo::from_client_request(&hello.params))
     }

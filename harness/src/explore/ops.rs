@@ -107,6 +107,7 @@ fn send(method: &str, params: Value) -> Step {
         within: None,
         save: None,
         abandon_after_ms: None,
+        headers: Default::default(),
     })
 }
 

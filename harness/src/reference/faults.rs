@@ -121,6 +121,7 @@ pub enum Fault {
     ExtNotificationWithoutPayload,
     ExtProgressOnStream,
     ExtNotifyBeforeAck,
+    ExtAcceptsMismatchedHeaders,
 }
 
 /// Faults that only the Streamable HTTP receiver can show.

@@ -257,7 +257,14 @@ impl<'a> Exec<'a> {
         state: &mut State,
     ) -> Result<Option<Reply>, Stop> {
         let session = self.session_of(step)?;
-        match session.request(method, params, self.timeout(step)).await {
+        let headers = match &step.kind {
+            StepKind::Send { headers, .. } => headers.clone().into_iter().collect(),
+            _ => Vec::new(),
+        };
+        match session
+            .request_headed(method, params, self.timeout(step), headers)
+            .await
+        {
             Ok(reply) => {
                 state.sent_by.insert(reply.asked, state.label.clone());
                 state.last_answer = Some(reply.seq);
@@ -333,6 +340,7 @@ impl<'a> Exec<'a> {
                 within,
                 save,
                 abandon_after_ms: None,
+                ..
             } => {
                 let mut params = subst(params, &state.vars)?;
                 if crate::monitor::task_capability(method).is_some() {

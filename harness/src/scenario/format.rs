@@ -5,6 +5,7 @@ use crate::profile::Profile;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// One scenario file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -148,6 +149,9 @@ pub enum StepKind {
         save: Option<String>,
         /// Give up waiting after this many ms without judging (HTTP drops the stream).
         abandon_after_ms: Option<u64>,
+        /// HTTP headers set against what the body calls for (null: left out); other
+        /// transports send the message alone.
+        headers: BTreeMap<String, Option<String>>,
     },
     Notify {
         method: String,
@@ -265,6 +269,8 @@ pub struct RawStep {
     pub peer: Option<PeerName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abandon_after_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, Option<String>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub given: Vec<String>,
 }
@@ -332,6 +338,7 @@ impl TryFrom<RawStep> for Step {
                 "peer",
                 "abandon_after_ms",
                 "given",
+                "headers",
             ],
             "notify" => &["params"],
             "poll" => &["until", "capture", "rule", "timeout_ms", "given"],
@@ -355,6 +362,7 @@ impl TryFrom<RawStep> for Step {
             ("timeout_ms", raw.timeout_ms.is_some()),
             ("peer", raw.peer.is_some()),
             ("abandon_after_ms", raw.abandon_after_ms.is_some()),
+            ("headers", !raw.headers.is_empty()),
             ("given", !raw.given.is_empty()),
         ];
         if let Some((field, _)) = present.iter().find(|(f, set)| *set && !allowed.contains(f)) {
@@ -375,6 +383,7 @@ impl TryFrom<RawStep> for Step {
                 within: raw.within,
                 save: raw.save,
                 abandon_after_ms: raw.abandon_after_ms,
+                headers: raw.headers,
             },
             "notify" => StepKind::Notify {
                 method: raw.notify.unwrap_or_default(),
@@ -458,7 +467,9 @@ impl From<Step> for RawStep {
                 within,
                 save,
                 abandon_after_ms,
+                headers,
             } => {
+                raw.headers = headers;
                 raw.send = Some(method);
                 raw.params = params(p);
                 raw.repeat = repeat;

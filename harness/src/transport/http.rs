@@ -315,6 +315,23 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
             routing.insert(HeaderName::from_static(name), v);
         }
     }
+    // a scenario's own headers, to see how the server takes wrong ones
+    if let Outgoing::Headed(_, headers) = &outgoing {
+        for (name, value) in headers {
+            let Ok(name) = HeaderName::from_bytes(name.to_ascii_lowercase().as_bytes()) else {
+                continue;
+            };
+            match value.as_deref().map(HeaderValue::from_str) {
+                Some(Ok(v)) => {
+                    routing.insert(name, v);
+                }
+                Some(Err(_)) => {}
+                None => {
+                    routing.remove(name);
+                }
+            }
+        }
+    }
     let sent = shared
         .request(reqwest::Method::POST, after_init)
         .headers(routing)

@@ -90,6 +90,9 @@ impl std::fmt::Display for Closure {
 #[derive(Debug, Clone)]
 pub enum Outgoing {
     Message(Value),
+    /// A message whose HTTP request sets (or, with None, leaves out) these headers against
+    /// what its body calls for; other transports send the message alone.
+    Headed(Value, Vec<(String, Option<String>)>),
     /// One line of text sent as it is (over stdio a newline is added).
     Raw(String),
 }
@@ -98,7 +101,7 @@ impl Outgoing {
     /// The text on the wire.
     pub fn text(&self) -> String {
         match self {
-            Outgoing::Message(v) => v.to_string(),
+            Outgoing::Message(v) | Outgoing::Headed(v, _) => v.to_string(),
             Outgoing::Raw(s) => s.clone(),
         }
     }
@@ -106,7 +109,7 @@ impl Outgoing {
     /// The message as JSON, or null when the text is not JSON.
     pub fn value(&self) -> Value {
         match self {
-            Outgoing::Message(v) => v.clone(),
+            Outgoing::Message(v) | Outgoing::Headed(v, _) => v.clone(),
             Outgoing::Raw(s) => serde_json::from_str(s).unwrap_or(Value::Null),
         }
     }

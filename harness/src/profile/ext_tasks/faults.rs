@@ -11,6 +11,9 @@ pub const STDIO_ONLY: [Fault; 3] = [
     ExtNotifyBeforeAck,
 ];
 
+/// Faults that show only over Streamable HTTP.
+pub const HTTP_ONLY: [Fault; 1] = [ExtAcceptsMismatchedHeaders];
+
 /// Every fault of the extension's reference receiver.
 #[rustfmt::skip]
 pub const FAULTS: &[FaultInfo] = &[
@@ -54,5 +57,6 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: ExtNotificationWithoutPayload, name: "notification-without-payload", rules: &["ext-tasks.notifications.detailed-task"], description: "notifications/tasks leave out `result`, `error` and `inputRequests`", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtProgressOnStream, name: "message-on-stream", rules: &["ext-tasks.notifications.no-progress-on-stream"], description: "a notifications/message goes out on the subscriptions/listen stream", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtNotifyBeforeAck, name: "notify-before-ack", rules: &["ext-tasks.notifications.ack-first"], description: "the watched tasks' current state goes out on the stream before its acknowledgement", may_also: &[], follows: &[] },
+    FaultInfo { fault: ExtAcceptsMismatchedHeaders, name: "accepts-mismatched-headers", rules: &["ext-tasks.http.header-mismatch"], description: "over HTTP, requests whose Mcp-Method, Mcp-Name or MCP-Protocol-Version header is missing or differs from the body are served", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtAcceptsMissingMeta, name: "accepts-missing-meta", rules: &["ext-tasks.core.request-meta-required"], description: "requests without the per-request protocol version and client capabilities are served", may_also: &[], follows: &[] },
 ];
