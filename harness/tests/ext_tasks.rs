@@ -10,6 +10,14 @@ use mcp_taskcheck::profile::{ext_tasks, Profile};
 use mcp_taskcheck::scenario;
 use mcp_taskcheck::spec::{self, Status};
 
+/// Two credentials, so the auth-binding scenario runs over HTTP.
+const AUTH: [&str; 4] = [
+    "--auth-a",
+    "Authorization: Bearer alice-secret",
+    "--auth-b",
+    "Authorization: Bearer bob-secret",
+];
+
 fn ext_reference(faults: &[&str]) -> String {
     let mut cmd = format!("{BIN} reference --profile ext-tasks");
     for f in faults {
@@ -61,7 +69,7 @@ fn over_http_the_reference_passes_and_every_fault_fails_exactly_its_rules() {
     // the server checks Mcp-Method, Mcp-Name and MCP-Protocol-Version against every body
     // (400, -32020 otherwise), so a clean pass also shows taskcheck sends them right
     let server = HttpReference::start(&["--profile", "ext-tasks"]);
-    let (code, out, doc) = run_against(&["--url", &server.url], &[], "ext-http-clean");
+    let (code, out, doc) = run_against(&["--url", &server.url], &AUTH, "ext-http-clean");
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("testing the ext-tasks profile"), "{out}");
     assert_eq!(
@@ -78,9 +86,11 @@ fn over_http_the_reference_passes_and_every_fault_fails_exactly_its_rules() {
         .collect();
     let problems = in_parallel(&faults, 4, |fault| {
         let server = HttpReference::start(&["--profile", "ext-tasks", "--fault", fault.name]);
+        let mut extra = vec!["--profile", "ext-tasks", "--jobs", "4"];
+        extra.extend_from_slice(&AUTH);
         let (code, out, doc) = run_against(
             &["--url", &server.url],
-            &["--profile", "ext-tasks", "--jobs", "4"],
+            &extra,
             &format!("ext-http-{}", fault.name),
         );
         fault_problems(fault, code, &out, &doc)

@@ -122,6 +122,7 @@ pub enum Fault {
     ExtProgressOnStream,
     ExtNotifyBeforeAck,
     ExtAcceptsMismatchedHeaders,
+    ExtUnboundTasks,
 }
 
 /// Faults that only the Streamable HTTP receiver can show.

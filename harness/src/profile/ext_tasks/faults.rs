@@ -12,7 +12,7 @@ pub const STDIO_ONLY: [Fault; 3] = [
 ];
 
 /// Faults that show only over Streamable HTTP.
-pub const HTTP_ONLY: [Fault; 1] = [ExtAcceptsMismatchedHeaders];
+pub const HTTP_ONLY: [Fault; 2] = [ExtAcceptsMismatchedHeaders, ExtUnboundTasks];
 
 /// Every fault of the extension's reference receiver.
 #[rustfmt::skip]
@@ -58,5 +58,6 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: ExtProgressOnStream, name: "message-on-stream", rules: &["ext-tasks.notifications.no-progress-on-stream"], description: "a notifications/message goes out on the subscriptions/listen stream", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtNotifyBeforeAck, name: "notify-before-ack", rules: &["ext-tasks.notifications.ack-first"], description: "the watched tasks' current state goes out on the stream before its acknowledgement", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtAcceptsMismatchedHeaders, name: "accepts-mismatched-headers", rules: &["ext-tasks.http.header-mismatch"], description: "over HTTP, requests whose Mcp-Method, Mcp-Name or MCP-Protocol-Version header is missing or differs from the body are served", may_also: &[], follows: &[] },
+    FaultInfo { fault: ExtUnboundTasks, name: "unbound-tasks", rules: &["ext-tasks.security.auth-binding"], description: "over HTTP, any caller's credentials reach any task", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtAcceptsMissingMeta, name: "accepts-missing-meta", rules: &["ext-tasks.core.request-meta-required"], description: "requests without the per-request protocol version and client capabilities are served", may_also: &[], follows: &[] },
 ];

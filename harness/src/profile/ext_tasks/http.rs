@@ -75,7 +75,10 @@ async fn on_post(
         let error = json!({"code": HEADER_MISMATCH, "message": format!("Header mismatch: {why}")});
         return answer(StatusCode::BAD_REQUEST, Err(error));
     }
-    let outcome = server.answer(&method, &params).await;
+    let caller = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let outcome = server.answer(&method, &params, caller).await;
     let status = match outcome.as_ref().err().and_then(|e| e["code"].as_i64()) {
         Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(super::MISSING_CAPABILITY) | Some(-32022) => StatusCode::BAD_REQUEST,

@@ -56,6 +56,8 @@ struct Asked {
     method: String,
     params: Value,
     seq: u64,
+    /// The requestor that asked (the second one's session is `b`).
+    peer: Option<String>,
 }
 
 /// What one task showed so far.
@@ -69,6 +71,8 @@ struct Seen {
     keys: BTreeMap<String, (Value, u64)>,
     /// The answer that handed the task out (its CreateTaskResult), if seen.
     created: Option<u64>,
+    /// The requestor it was handed to: only its own requests must find the task.
+    creator: Option<String>,
     /// Whether some answer found the task since.
     found: bool,
     /// The first answer after its creation that did not find it.
@@ -125,6 +129,7 @@ impl Monitor {
                     method,
                     params,
                     seq: e.seq,
+                    peer: e.peer.clone(),
                 };
                 self.asked.insert(key(e, &id), asked);
             }
@@ -211,7 +216,9 @@ impl Monitor {
                     evidence.clone(),
                 );
                 if let Some(id) = result.get("taskId").and_then(Value::as_str) {
-                    self.tasks.entry(id.to_string()).or_default().created = Some(seq);
+                    let seen = self.tasks.entry(id.to_string()).or_default();
+                    seen.created = Some(seq);
+                    seen.creator = asked.peer.clone();
                     self.created.push(id.to_string());
                 }
                 self.task(result, evidence);
@@ -335,7 +342,7 @@ impl Monitor {
         let Some(seen) = self.tasks.get_mut(id) else {
             return;
         };
-        if seen.found || seen.created.is_none_or(|c| c > asked.seq) {
+        if seen.found || seen.created.is_none_or(|c| c > asked.seq) || seen.creator != asked.peer {
             return;
         }
         let first = *seen.missing.get_or_insert(seq);

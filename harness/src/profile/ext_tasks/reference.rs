@@ -57,6 +57,8 @@ struct Task {
     answers: BTreeMap<String, Value>,
     /// Keys whose requests were answered (never outstanding again).
     answered: Vec<String>,
+    /// The credentials of the caller that created it (over HTTP).
+    owner: Option<String>,
     /// Set once a cancelled task was read cancelled (the cancelled-reopens fault).
     read_cancelled: bool,
     wake: Arc<Notify>,
@@ -134,7 +136,7 @@ impl ExtReference {
             // a long-lived request: acknowledged, then never answered while the stream lives
             return self.listen(id, &params);
         }
-        let reply = self.answer(&method, &params).await;
+        let reply = self.answer(&method, &params, None).await;
         let msg = match reply {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
@@ -144,8 +146,15 @@ impl ExtReference {
 
     /// The outcome of one request: a result or a JSON-RPC error object (with an extra `_meta`
     /// key or `data` under the extra-meta variant).
-    pub async fn answer(self: &Arc<Self>, method: &str, params: &Value) -> Reply {
-        let outcome = self.outcome(method, params).await;
+    /// `caller` is who asks (its credentials over HTTP; none over stdio): a task is seen
+    /// only by the caller that created it.
+    pub async fn answer(
+        self: &Arc<Self>,
+        method: &str,
+        params: &Value,
+        caller: Option<&str>,
+    ) -> Reply {
+        let outcome = self.outcome(method, params, caller).await;
         if !self.is(Variant::ExtExtraMeta) {
             return outcome;
         }
@@ -158,7 +167,12 @@ impl ExtReference {
         }
     }
 
-    async fn outcome(self: &Arc<Self>, method: &str, params: &Value) -> Reply {
+    async fn outcome(
+        self: &Arc<Self>,
+        method: &str,
+        params: &Value,
+        caller: Option<&str>,
+    ) -> Reply {
         let meta = params.get("_meta");
         let version = meta
             .and_then(|m| m.get(META_VERSION))
@@ -198,13 +212,13 @@ impl ExtReference {
             LISTEN => Err(missing_capability()),
             "tools/call" => {
                 let declared = declared || self.has(Fault::ExtTaskWithoutCapability);
-                self.call(params, declared).await
+                self.call(params, declared, caller).await
             }
-            "tasks/get" => self.get(params),
-            "tasks/update" => self.update(params),
-            "tasks/cancel" => self.cancel(params),
+            "tasks/get" => self.get(params, caller),
+            "tasks/update" => self.update(params, caller),
+            "tasks/cancel" => self.cancel(params, caller),
             "tasks/result" if self.has(Fault::ExtServesTasksResult) => {
-                let task = self.get(params)?;
+                let task = self.get(params, caller)?;
                 complete(task.get("result").cloned().unwrap_or(json!({})))
             }
             _ => Err(error(
@@ -247,7 +261,7 @@ impl ExtReference {
         Ok(result)
     }
 
-    async fn call(self: &Arc<Self>, params: &Value, declared: bool) -> Reply {
+    async fn call(self: &Arc<Self>, params: &Value, declared: bool, caller: Option<&str>) -> Reply {
         let name = params
             .get("name")
             .and_then(Value::as_str)
@@ -275,11 +289,11 @@ impl ExtReference {
                 r
             });
         }
-        Ok(self.create(name, args).await)
+        Ok(self.create(name, args, caller).await)
     }
 
     /// Creates a task for a call and starts its work.
-    async fn create(self: &Arc<Self>, name: &str, args: Value) -> Value {
+    async fn create(self: &Arc<Self>, name: &str, args: Value, caller: Option<&str>) -> Value {
         let task_id = match self.has(Fault::ExtSequentialTaskId) {
             true => format!(
                 "task-{}",
@@ -290,6 +304,7 @@ impl ExtReference {
         };
         let created = now();
         let task = Task {
+            owner: caller.map(str::to_string),
             status: "working",
             status_message: None,
             created_at: created.clone(),
@@ -625,6 +640,12 @@ impl ExtReference {
             .ok_or_else(|| error(code::INVALID_PARAMS, "taskId must be a string"))
     }
 
+    /// Whether a caller may see a task: the one that created it (every caller under the
+    /// unbound-tasks fault).
+    fn visible(&self, task: &Task, caller: Option<&str>) -> bool {
+        self.has(Fault::ExtUnboundTasks) || task.owner.as_deref() == caller
+    }
+
     /// The error for a task id nobody knows (-32603 under `wrong`).
     fn unknown(&self, task_id: &str, wrong: Option<Fault>) -> Value {
         match wrong.is_some_and(|f| self.has(f)) {
@@ -636,10 +657,10 @@ impl ExtReference {
         }
     }
 
-    fn get(&self, params: &Value) -> Reply {
+    fn get(&self, params: &Value, caller: Option<&str>) -> Reply {
         let task_id = Self::task_id(params)?;
         let mut tasks = self.lock();
-        let Some(task) = tasks.get_mut(&task_id) else {
+        let Some(task) = tasks.get_mut(&task_id).filter(|t| self.visible(t, caller)) else {
             return Err(self.unknown(&task_id, Some(Fault::ExtGetUnknownWrongCode)));
         };
         let reopened = task.read_cancelled && self.has(Fault::ExtCancelledReopens);
@@ -689,10 +710,10 @@ impl ExtReference {
         });
     }
 
-    fn update(&self, params: &Value) -> Reply {
+    fn update(&self, params: &Value, caller: Option<&str>) -> Reply {
         let task_id = Self::task_id(params)?;
         let mut tasks = self.lock();
-        let Some(task) = tasks.get_mut(&task_id) else {
+        let Some(task) = tasks.get_mut(&task_id).filter(|t| self.visible(t, caller)) else {
             return match self.has(Fault::ExtUpdateUnknownAcks) {
                 true => Ok(self.ack(
                     Fault::ExtUpdateResultTypeMissing,
@@ -737,10 +758,10 @@ impl ExtReference {
         ))
     }
 
-    fn cancel(&self, params: &Value) -> Reply {
+    fn cancel(&self, params: &Value, caller: Option<&str>) -> Reply {
         let task_id = Self::task_id(params)?;
         let mut tasks = self.lock();
-        let Some(task) = tasks.get_mut(&task_id) else {
+        let Some(task) = tasks.get_mut(&task_id).filter(|t| self.visible(t, caller)) else {
             return match self.has(Fault::ExtCancelUnknownAcks) {
                 true => Ok(self.ack(
                     Fault::ExtCancelResultTypeMissing,
