@@ -633,16 +633,17 @@ async fn dispatch(cli: Cli) -> i32 {
             }
         }
         Command::List {
-            library: lib,
+            library: mut lib,
             select,
             fixtures,
         } => {
+            // the scenarios and rules of one profile (2025-11-25 unless --profile says)
+            let profile = *lib.profile.get_or_insert_with(Profile::default);
             if fixtures {
                 print!("{}", mcp_taskcheck::fixtures::contract_table());
                 println!("\nClient receivers (`taskcheck client`):\n");
                 print!("{}", mcp_taskcheck::fixtures::client::contract_table());
             } else {
-                let profile = lib.profile.unwrap_or_default();
                 print!("{}", inspect::list(&selected(&lib, &select), profile));
             }
             exit::CONFORMANT
@@ -697,9 +698,9 @@ async fn dispatch(cli: Cli) -> i32 {
                 exit::NONCONFORMANT
             }
         }
-        Command::Coverage { library: lib } => {
-            let (text, complete) =
-                inspect::coverage(&library(&lib), lib.profile.unwrap_or_default());
+        Command::Coverage { library: mut lib } => {
+            let profile = *lib.profile.get_or_insert_with(Profile::default);
+            let (text, complete) = inspect::coverage(&library(&lib), profile);
             print!("{text}");
             if complete {
                 exit::CONFORMANT
