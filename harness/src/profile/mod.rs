@@ -43,7 +43,7 @@ impl Profile {
     /// The protocol revision the profile speaks.
     pub fn protocol_version(self) -> &'static str {
         match self {
-            Profile::Tasks2025 => "2025-11-25",
+            Profile::Tasks2025 => crate::spec::PROTOCOL_VERSION,
             Profile::ExtTasks => ext_tasks::PROTOCOL_VERSION,
         }
     }

@@ -6,7 +6,7 @@ use super::faults::{Fault, Faults};
 use super::http_hostile::{self, HttpHostile};
 use super::{Reference, Store};
 use crate::spec::PROTOCOL_VERSION;
-use crate::transport::http_server::{lock, plain};
+use crate::transport::http_server::{json_body, lock, plain};
 use crate::transport::SESSION_HEADER;
 use crate::wire::{self, Message};
 use axum::body::Bytes;
@@ -131,15 +131,6 @@ pub async fn serve_http(
         .with_state(server);
     // Ctrl-C is handled by the command line, which stops the process (exit 130)
     axum::serve(listener, app).await
-}
-
-fn json_body(status: StatusCode, body: Value) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
 }
 
 /// Why a request is turned away: an HTTP status and a short text.

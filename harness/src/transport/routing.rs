@@ -4,6 +4,7 @@
 //! taskcheck's client (which must set them) and the extension's reference server (which must
 //! check them) use this.
 
+use crate::profile::ext_tasks::META_VERSION;
 use base64::Engine;
 use serde_json::Value;
 
@@ -13,9 +14,6 @@ pub const METHOD_HEADER: &str = "mcp-method";
 pub const NAME_HEADER: &str = "mcp-name";
 /// The protocol version header.
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
-
-/// The `_meta` key of the per-request protocol version.
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// The headers a request body calls for: (name, value) pairs, values encoded. A body without
 /// the per-request protocol version (a 2025-11-25 request) calls for none.

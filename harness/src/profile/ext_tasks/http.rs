@@ -6,6 +6,7 @@
 use super::reference::ExtReference;
 use crate::reference::faults::{Fault, Faults};
 use crate::reference::Receives;
+use crate::transport::http_server::json_body;
 use crate::transport::routing::{self, METHOD_HEADER, NAME_HEADER, VERSION_HEADER};
 use crate::wire::{self, code, Message};
 use axum::body::Bytes;
@@ -35,15 +36,6 @@ pub async fn serve_http(faults: Faults, addr: SocketAddr) -> std::io::Result<()>
         .route("/mcp", post(on_post))
         .with_state(server);
     axum::serve(listener, app).await
-}
-
-fn json_body(status: StatusCode, body: Value) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
 }
 
 async fn on_post(
@@ -83,18 +75,12 @@ async fn on_post(
         Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(super::MISSING_CAPABILITY) | Some(-32022) => StatusCode::BAD_REQUEST,
         // a request without its required _meta is malformed: 400 with -32602
-        Some(code::INVALID_PARAMS) if missing_meta(&params) => StatusCode::BAD_REQUEST,
+        Some(code::INVALID_PARAMS) if !super::carries_request_meta(&params) => {
+            StatusCode::BAD_REQUEST
+        }
         _ => StatusCode::OK,
     };
     answer(status, outcome)
-}
-
-/// Whether a request lacks the per-request fields every request carries.
-fn missing_meta(params: &Value) -> bool {
-    let meta = params.get("_meta");
-    [super::META_VERSION, super::META_CAPABILITIES]
-        .iter()
-        .any(|k| meta.and_then(|m| m.get(*k)).is_none())
 }
 
 /// What is wrong with the request metadata headers of a body, if anything.

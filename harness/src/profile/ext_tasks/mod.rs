@@ -53,6 +53,15 @@ pub fn request_capabilities(params: &Value) -> &Value {
         .unwrap_or(&Value::Null)
 }
 
+/// Whether a request carries the per-request fields every request must: a protocol version
+/// and a client capabilities object.
+pub fn carries_request_meta(params: &Value) -> bool {
+    let meta = params.get("_meta");
+    meta.and_then(|m| m.get(META_VERSION))
+        .is_some_and(Value::is_string)
+        && request_capabilities(params).is_object()
+}
+
 /// The `_meta` every request of a conversation carries.
 pub fn request_meta(capabilities: Value) -> Map<String, Value> {
     let mut meta = Map::new();

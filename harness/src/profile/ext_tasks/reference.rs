@@ -178,7 +178,7 @@ impl ExtReference {
             .and_then(|m| m.get(META_VERSION))
             .and_then(Value::as_str);
         let caps = request_capabilities(params);
-        if (version.is_none() || !caps.is_object()) && !self.has(Fault::ExtAcceptsMissingMeta) {
+        if !super::carries_request_meta(params) && !self.has(Fault::ExtAcceptsMissingMeta) {
             return Err(error(
                 code::INVALID_PARAMS,
                 "every request carries _meta io.modelcontextprotocol/protocolVersion and clientCapabilities",
