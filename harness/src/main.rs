@@ -356,6 +356,9 @@ struct JudgeArgs {
 struct ExploreArgs {
     #[command(flatten)]
     target: TargetArgs,
+    /// The design of Tasks: `2025-11-25` or `ext-tasks` (default: what the receiver speaks).
+    #[arg(long, value_name = "NAME", value_parser = parse_profile)]
+    profile: Option<Profile>,
     #[command(flatten)]
     judge: JudgeArgs,
     /// Case k draws its operations from seed N+k (default: from the clock, printed).
@@ -775,17 +778,34 @@ macro_rules! with_target {
     };
 }
 
+/// The profile given, or else the one the receiver speaks (said on stderr).
+async fn profile_for<C: Connect>(
+    connector: &C,
+    given: Option<Profile>,
+    limits: &Limits,
+) -> Profile {
+    if let Some(profile) = given {
+        return profile;
+    }
+    let (profile, why) = mcp_taskcheck::runner::detect_profile(connector, limits).await;
+    eprintln!("taskcheck: testing the {profile} profile ({why}); --profile picks one");
+    profile
+}
+
 async fn explore(args: ExploreArgs) -> i32 {
     let config = config(&args.judge);
-    let options = exploring::Options {
+    let mut options = exploring::Options {
+        profile: Profile::default(),
         seed: args.seed.unwrap_or_else(clock_seed),
         cases: args.cases,
         max_ops: args.max_ops,
         shrink_runs: args.shrink_runs,
         save_failures: args.save_failures,
     };
-    let found = with_target!(&args.target, |c| exploring::explore(&c, &config, &options)
-        .await);
+    let found = with_target!(&args.target, |c| {
+        options.profile = profile_for(&c, args.profile, &config.limits).await;
+        exploring::explore(&c, &config, &options).await
+    });
     print!("{}", found.summary(&options));
     let violated = found.failure.is_some() || !found.unreproduced.is_empty();
     match (&found.error, violated) {
@@ -879,19 +899,14 @@ async fn run_suite<C: Connect + 'static>(
     kind: ReceiverKind,
 ) -> i32 {
     let mut library = args.library.clone();
-    if library.profile.is_none() {
-        let profile = match kind {
-            ReceiverKind::Server => {
-                let limits = config(&args.judge).limits;
-                let (profile, why) =
-                    mcp_taskcheck::runner::detect_profile(&connector, &limits).await;
-                eprintln!("taskcheck: testing the {profile} profile ({why}); --profile picks one");
-                profile
-            }
-            ReceiverKind::Client => Profile::Tasks2025,
-        };
-        library.profile = Some(profile);
-    }
+    let profile = match kind {
+        ReceiverKind::Server => {
+            let limits = config(&args.judge).limits;
+            profile_for(&connector, library.profile, &limits).await
+        }
+        ReceiverKind::Client => library.profile.unwrap_or_default(),
+    };
+    library.profile = Some(profile);
     let args = &SuiteArgs {
         library,
         ..args.clone()
@@ -901,9 +916,11 @@ async fn run_suite<C: Connect + 'static>(
     let config = config(&args.judge);
     if !config.fixtures.is_empty() && kind == ReceiverKind::Server {
         // say up front what the mapping leaves out
-        if let Ok((info, tools)) = mcp_taskcheck::runner::probe(&connector, &config.limits).await {
+        if let Ok((info, tools)) =
+            mcp_taskcheck::runner::probe(&connector, &config.limits, profile).await
+        {
             let negotiates =
-                monitor::has_capability(&info.capabilities, "tasks.requests.tools.call");
+                monitor::has_capability(&info.capabilities, profile.task_tools_capability());
             eprint!(
                 "{}",
                 inspect::fixture_plan(&config.fixtures, &tools, negotiates, &scenarios)

@@ -1,10 +1,12 @@
-//! `taskcheck explore` against the reference receiver: clean without a fault, and for the
-//! faults the fixed scenarios miss by design it finds, shrinks and saves a scenario that
+//! `taskcheck explore` against the reference receivers: clean without a fault (and, for the
+//! Tasks extension, under every legal variant), and for the faults the fixed scenarios miss
+//! by design (and one of the extension's) it finds, shrinks and saves a scenario that
 //! `taskcheck run` replays (failing the faulty receiver, passing the correct one).
 
 mod common;
 
 use common::*;
+use mcp_taskcheck::profile::ext_tasks;
 use mcp_taskcheck::reference::faults::FAULTS;
 
 fn explore(receiver: &str, extra: &[&str]) -> (i32, String) {
@@ -45,6 +47,41 @@ fn explore_over_http_is_clean_too() {
     assert_eq!(out.status.code(), Some(0), "{text}");
 }
 
+#[test]
+fn explore_of_the_extension_is_clean_under_every_legal_variant_over_stdio_and_http() {
+    let (code, out) = explore(&ext_reference(&[]), &["--seed", "1", "--cases", "30"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("testing the ext-tasks profile"), "{out}");
+    assert!(out.contains("no failure found"), "{out}");
+    let variants: Vec<_> = ext_tasks::variants::VARIANTS.iter().collect();
+    let problems = in_parallel(&variants, 4, |v| {
+        let receiver = format!("{} --variant {}", ext_reference(&[]), v.name);
+        let (code, out) = explore(&receiver, &["--seed", "5", "--cases", "10"]);
+        let server = HttpReference::start(&["--profile", "ext-tasks", "--variant", v.name]);
+        let http = taskcheck(&[
+            "explore",
+            "--url",
+            &server.url,
+            "--profile",
+            "ext-tasks",
+            "--seed",
+            "9",
+            "--cases",
+            "5",
+        ]);
+        let http_out = String::from_utf8_lossy(&http.stdout).into_owned();
+        [
+            (code != 0).then(|| format!("variant {} over stdio: exit {code}\n{out}", v.name)),
+            (http.status.code() != Some(0))
+                .then(|| format!("variant {} over HTTP: {http_out}", v.name)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
 /// Each explore-only fault, with a seed whose cases reach it.
 const FOUND: [(&str, &str, &str); 2] = [
     ("third-task-reopens", "7", "tasks.lifecycle.terminal-final"),
@@ -54,6 +91,9 @@ const FOUND: [(&str, &str, &str); 2] = [
         "tasks.meta.result-related-task",
     ),
 ];
+
+/// A fault of the extension's reference explore reaches with this seed, and the rule it breaks.
+const EXT_FOUND: (&str, &str, &str) = ("cancelled-reopens", "1", "ext-tasks.lifecycle.transitions");
 
 #[test]
 fn every_explore_only_fault_is_listed_here() {
@@ -70,9 +110,18 @@ fn every_explore_only_fault_is_listed_here() {
 
 #[test]
 fn explore_finds_shrinks_and_saves_a_replayable_failure_for_each_explore_only_fault() {
-    let problems = in_parallel(&FOUND, 2, |(fault, seed, rule)| {
+    let found: Vec<_> = FOUND
+        .iter()
+        .map(|f| (f, false))
+        .chain([(&EXT_FOUND, true)])
+        .collect();
+    let problems = in_parallel(&found, 3, |((fault, seed, rule), ext)| {
         let dir = temp_path(&format!("explore-{fault}"));
-        let faulty = reference(&[fault]);
+        let with = |faults: &[&str]| match ext {
+            true => ext_reference(faults),
+            false => reference(faults),
+        };
+        let faulty = with(&[fault]);
         let (code, out) = explore(
             &faulty,
             &[
@@ -118,7 +167,7 @@ fn explore_finds_shrinks_and_saves_a_replayable_failure_for_each_explore_only_fa
         if code != 1 || !rules_with(&doc, &["fail"]).contains(&rule.to_string()) {
             problems.push(format!("{fault}: replaying {id} gave exit {code}\n{out}"));
         }
-        let (code, out, _) = replay(&reference(&[]), "replay-clean");
+        let (code, out, _) = replay(&with(&[]), "replay-clean");
         if code != 0 {
             problems.push(format!("{fault}: {id} accuses the correct receiver\n{out}"));
         }

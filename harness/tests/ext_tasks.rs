@@ -18,14 +18,6 @@ const AUTH: [&str; 4] = [
     "Authorization: Bearer bob-secret",
 ];
 
-fn ext_reference(faults: &[&str]) -> String {
-    let mut cmd = format!("{BIN} reference --profile ext-tasks");
-    for f in faults {
-        cmd.push_str(&format!(" --fault {f}"));
-    }
-    cmd
-}
-
 #[test]
 fn the_reference_receiver_passes_every_check() {
     let (code, out, doc) = run(

@@ -3,8 +3,11 @@
 //! monitors as the library; a failing sequence is shrunk to a minimal one and saved as a
 //! scenario `taskcheck run` replays. The same seed gives the same sequences.
 
+mod ext_steps;
 pub mod ops;
 
+use crate::monitor::has_capability;
+use crate::profile::Profile;
 use crate::runner::{probe, run_scenario, Config, ScenarioRun};
 use crate::scenario::{self, Scenario};
 use crate::session::ServerInfo;
@@ -20,6 +23,8 @@ use std::path::PathBuf;
 /// What to explore.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The design of Tasks the receiver is tested under.
+    pub profile: Profile,
     /// Case `k` draws from seed `seed + k`, so one case replays alone with `--seed seed+k --cases 1`.
     pub seed: u64,
     pub cases: usize,
@@ -86,7 +91,7 @@ fn rng(seed: u64) -> TestRunner {
     TestRunner::new_with_rng(proptest::test_runner::Config::default(), seeded_rng(seed))
 }
 
-fn offer_of(capabilities: &Value, tools: &[Value], config: &Config) -> Offer {
+fn offer_of(capabilities: &Value, tools: &[Value], config: &Config, profile: Profile) -> Offer {
     let listed = |role: &&&str| {
         let name = config.fixtures.tool_name(role);
         tools
@@ -94,6 +99,7 @@ fn offer_of(capabilities: &Value, tools: &[Value], config: &Config) -> Offer {
             .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
     };
     Offer {
+        profile,
         list: capabilities.pointer("/tasks/list").is_some(),
         cancel: capabilities.pointer("/tasks/cancel").is_some(),
         tools: ops::TASK_TOOLS
@@ -104,38 +110,34 @@ fn offer_of(capabilities: &Value, tools: &[Value], config: &Config) -> Offer {
     }
 }
 
-/// Initializes one session and lists the tools: what the receiver declares and offers.
+/// Opens one conversation and lists the tools: what the receiver declares and offers.
 pub async fn probe_offer<C: Connect>(
     connector: &C,
     config: &Config,
+    profile: Profile,
 ) -> Result<(ServerInfo, Offer), String> {
-    let (info, tools) = probe(connector, &config.limits)
+    let (info, tools) = probe(connector, &config.limits, profile)
         .await
         .map_err(|e| format!("cannot probe the receiver: {e}"))?;
-    let offer = offer_of(&info.capabilities, &tools, config);
+    let offer = offer_of(&info.capabilities, &tools, config, profile);
     Ok((info, offer))
 }
 
 /// Runs `options.cases` random cases; stops at the first failure, shrinks it and saves it.
 pub async fn explore<C: Connect>(connector: &C, config: &Config, options: &Options) -> Exploration {
     let mut found = Exploration::default();
-    let (info, offer) = match probe_offer(connector, config).await {
+    let (info, offer) = match probe_offer(connector, config, options.profile).await {
         Ok(p) => p,
         Err(e) => {
             found.error = Some(e);
             return found;
         }
     };
-    if info
-        .capabilities
-        .pointer("/tasks/requests/tools/call")
-        .is_none()
-        || offer.tools.is_empty()
-    {
-        found.error = Some(
-            "the receiver declares no task-augmented tools/call or lists no fixture tool (see `taskcheck list --fixtures`)"
-                .into(),
-        );
+    let negotiates = options.profile.task_tools_capability();
+    if !has_capability(&info.capabilities, negotiates) || offer.tools.is_empty() {
+        found.error = Some(format!(
+            "the receiver declares no {negotiates} or lists no fixture tool (see `taskcheck list --fixtures`)"
+        ));
         return found;
     }
     let strategy = ops::sequences(options.max_ops);
@@ -340,6 +342,7 @@ mod tests {
             list: true,
             cancel: true,
             tools: ops::TASK_TOOLS.iter().map(|t| t.to_string()).collect(),
+            ..Offer::default()
         }
     }
 
@@ -351,11 +354,18 @@ mod tests {
 
     #[test]
     fn every_drawn_sequence_prints_as_a_scenario_that_parses_back() {
-        for seed in 0..200 {
-            let s = ops::scenario(&format!("explore-{seed}"), "t", &drawn(seed), &everything());
-            let back = scenario::parse(&scenario::print(&s), "saved.yaml")
-                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-            assert_eq!(back, s);
+        for profile in Profile::ALL {
+            let offer = Offer {
+                profile,
+                ..everything()
+            };
+            for seed in 0..200 {
+                let s = ops::scenario(&format!("explore-{seed}"), "t", &drawn(seed), &offer);
+                let back = scenario::parse(&scenario::print(&s), "saved.yaml")
+                    .unwrap_or_else(|e| panic!("{profile} seed {seed}: {e}"));
+                assert_eq!(back, s);
+                assert_eq!(back.profile, profile);
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 //! Operations name earlier tasks by index, modulo the tasks created so far, so any
 //! subsequence (what shrinking tries) is still a valid sequence.
 
+use crate::profile::Profile;
 use crate::scenario::{Expect, PeerName, Requires, Scenario, Step, StepKind};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -17,7 +18,7 @@ pub const TASK_TOOLS: [&str; 6] = [
     "elicit_input",
 ];
 /// Fixture tools called without a task too (none of them waits for taskcheck).
-const PLAIN_TOOLS: [&str; 4] = [
+pub const PLAIN_TOOLS: [&str; 4] = [
     "optional_sleep",
     "tool_error",
     "protocol_error",
@@ -78,6 +79,8 @@ pub fn sequences(max_ops: usize) -> impl Strategy<Value = Vec<Op>> {
 /// What the receiver offers, so only operations it can take are drawn into steps.
 #[derive(Debug, Clone, Default)]
 pub struct Offer {
+    /// The design of Tasks the receiver is tested under.
+    pub profile: Profile,
     pub list: bool,
     pub cancel: bool,
     /// Fixture tools it lists.
@@ -87,7 +90,7 @@ pub struct Offer {
 const RULE_LISTED: &str = "tasks.list.contains-retrievable";
 const RULE_CANCEL_TERMINAL: &str = "tasks.cancel.terminal-rejected";
 
-fn step(kind: StepKind) -> Step {
+pub(super) fn step(kind: StepKind) -> Step {
     Step {
         kind,
         rule: None,
@@ -99,7 +102,7 @@ fn step(kind: StepKind) -> Step {
     }
 }
 
-fn send(method: &str, params: Value) -> Step {
+pub(super) fn send(method: &str, params: Value) -> Step {
     step(StepKind::Send {
         method: method.into(),
         params,
@@ -113,6 +116,38 @@ fn send(method: &str, params: Value) -> Step {
 
 /// The scenario that performs `ops` against a receiver offering `offer`.
 pub fn scenario(id: &str, title: &str, ops: &[Op], offer: &Offer) -> Scenario {
+    let (steps, tools, capabilities) = match offer.profile {
+        Profile::Tasks2025 => steps_2025(ops, offer),
+        Profile::ExtTasks => super::ext_steps::steps(ops, offer),
+    };
+    let mut scenario = Scenario {
+        id: id.into(),
+        title: title.into(),
+        rules: Vec::new(),
+        tags: Some(vec!["explore".into()]),
+        requires: Requires {
+            capabilities,
+            tools,
+            ..Requires::default()
+        },
+        breaks: Vec::new(),
+        client_capabilities: None,
+        receiver: Default::default(),
+        profile: offer.profile,
+        timeout_ms: None,
+        steps,
+    };
+    scenario.rules = scenario.judged_rules();
+    scenario.rules.sort();
+    scenario.rules.dedup();
+    scenario
+}
+
+/// What a sequence becomes: its steps, the fixture tools and server capabilities they need.
+pub(super) type Steps = (Vec<Step>, Vec<String>, Vec<String>);
+
+/// The steps of `ops` under 2025-11-25: task-augmented calls, tasks/result, tasks/list.
+fn steps_2025(ops: &[Op], offer: &Offer) -> Steps {
     let has = |tool: &str| offer.tools.iter().any(|t| t == tool);
     let mut steps = Vec::new();
     let mut tasks = 0usize;
@@ -210,25 +245,5 @@ pub fn scenario(id: &str, title: &str, ops: &[Op], offer: &Offer) -> Scenario {
             capabilities.push(cap.into());
         }
     }
-    let mut scenario = Scenario {
-        id: id.into(),
-        title: title.into(),
-        rules: Vec::new(),
-        tags: Some(vec!["explore".into()]),
-        requires: Requires {
-            capabilities,
-            tools,
-            ..Requires::default()
-        },
-        breaks: Vec::new(),
-        client_capabilities: None,
-        receiver: Default::default(),
-        profile: Default::default(),
-        timeout_ms: None,
-        steps,
-    };
-    scenario.rules = scenario.judged_rules();
-    scenario.rules.sort();
-    scenario.rules.dedup();
-    scenario
+    (steps, tools, capabilities)
 }

@@ -309,6 +309,7 @@ mod tests {
             list: true,
             cancel: true,
             tools: vec!["optional_sleep".into()],
+            ..Offer::default()
         }
     }
 

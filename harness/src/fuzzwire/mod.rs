@@ -6,6 +6,7 @@
 pub mod inputs;
 
 use crate::explore::{probe_offer, seeded_rng};
+use crate::profile::Profile;
 use crate::runner::Config;
 use crate::session::{RequestError, Session};
 use crate::transport::{Connect, Peer};
@@ -337,7 +338,7 @@ pub async fn fuzz<C: Connect>(connector: &C, config: &Config, options: &Options)
         ),
         ..WireFuzz::default()
     };
-    let (info, offer) = match probe_offer(connector, config).await {
+    let (info, offer) = match probe_offer(connector, config, Profile::Tasks2025).await {
         Ok(p) => p,
         Err(e) => {
             found.error = Some(e);

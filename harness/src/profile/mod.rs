@@ -88,11 +88,24 @@ impl Profile {
         }
     }
 
+    /// The server capability (a dotted path) under which tools/call can create tasks.
+    pub fn task_tools_capability(self) -> &'static str {
+        match self {
+            Profile::Tasks2025 => "tasks.requests.tools.call",
+            Profile::ExtTasks => "extensions.io.modelcontextprotocol/tasks",
+        }
+    }
+
     /// The client capabilities a scenario declares unless it says otherwise.
     pub fn default_client_capabilities(self) -> Value {
         match self {
             Profile::Tasks2025 => json!({"elicitation": {}}),
-            Profile::ExtTasks => ext_tasks::declaring(),
+            // the fixtures' input requests are elicitations, which a client must declare
+            Profile::ExtTasks => {
+                let mut caps = ext_tasks::declaring();
+                caps["elicitation"] = json!({});
+                caps
+            }
         }
     }
 

@@ -97,6 +97,7 @@ pub enum Fault {
     ExtGetOtherTaskId,
     ExtCancelledReopens,
     ExtLazyCreation,
+    ExtMrtrInsideTask,
     ExtOneInputRequest,
     ExtCompletedWithoutResult,
     ExtResultLosesIsError,

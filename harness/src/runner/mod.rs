@@ -501,17 +501,25 @@ async fn still_answering(
     }
 }
 
-/// Connects once, initializes, and lists the tools: what a receiver offers before any scenario.
+/// Connects once, opens the conversation the profile's way, and lists the tools: what a
+/// receiver offers before any scenario.
 pub async fn probe<C: Connect>(
     connector: &C,
     limits: &Limits,
+    profile: Profile,
 ) -> Result<(ServerInfo, Vec<Value>), String> {
     let conn = connector
         .connect(Peer::A)
         .await
         .map_err(|e| e.to_string())?;
     let session = Session::start(conn, limits.request);
-    let info = session.initialize(json!({"elicitation": {}})).await?;
+    let info = profile
+        .open(
+            &session,
+            ReceiverKind::Server,
+            profile.default_client_capabilities(),
+        )
+        .await?;
     let tools = list_tools(&session, limits).await.map_err(|e| match e {
         Stop::Prerequisite(why) | Stop::Hung(why) | Stop::Harness(why) => why,
         Stop::Closed(c) => c.why,

@@ -47,6 +47,9 @@ pub(super) struct State {
     /// The input requests `respond` steps answered, by task id: a request shown again (the
     /// task has not taken the answer in yet) is not answered twice.
     answered: std::collections::HashMap<String, Vec<(String, Value)>>,
+    /// The last request a `send` step made when its answer was an InputRequiredResult: the
+    /// method, the params sent and the answer, for a `retry` step.
+    input_asked: Option<(String, Value, Value)>,
 }
 
 impl State {
@@ -89,6 +92,7 @@ impl State {
             last_answer: self.last_answer,
             missing: self.missing.clone(),
             answered: self.answered.clone(),
+            input_asked: self.input_asked.clone(),
             ..State::default()
         }
     }
@@ -121,6 +125,22 @@ impl State {
 }
 
 type StepFuture<'a> = Pin<Box<dyn Future<Output = Result<(), Stop>> + Send + 'a>>;
+
+/// How many times a `retry` step asks, the server answering with an InputRequiredResult again
+/// (MRTR lets it ask again until it has what it needs).
+const RETRIES_AT_MOST: u32 = 3;
+
+/// The InputRequiredResult an answer is, if it is one.
+fn asks_input(outcome: &Outcome) -> Option<&Value> {
+    match outcome {
+        Outcome::Result(r)
+            if r.get("resultType").and_then(Value::as_str) == Some("input_required") =>
+        {
+            Some(r)
+        }
+        _ => None,
+    }
+}
 
 fn outcome_value(outcome: &Outcome) -> &Value {
     match outcome {
@@ -368,6 +388,8 @@ impl<'a> Exec<'a> {
                         continue;
                     };
                     self.judge_answer(step, &reply.outcome, vec![reply.asked, reply.seq], state)?;
+                    state.input_asked = asks_input(&reply.outcome)
+                        .map(|asked| (method.clone(), params.clone(), asked.clone()));
                     if let Some(w) = within {
                         let ms = reply.elapsed.as_millis();
                         let limit = self.config.limits.scaled(w.ms).as_millis();
@@ -425,6 +447,7 @@ impl<'a> Exec<'a> {
                     .map_err(Stop::from)
             }
             StepKind::Respond { task, reply } => self.respond(step, task, reply, state).await,
+            StepKind::Retry { reply } => self.retry(step, reply, state).await,
             StepKind::Notification { method } => self
                 .receive(step, Inbox::Notifications, method, state)
                 .await
@@ -662,6 +685,48 @@ impl<'a> Exec<'a> {
             return Ok(());
         };
         self.judge_answer(step, &answer.outcome, vec![answer.asked, answer.seq], state)
+    }
+
+    /// Retries the last request answered with an InputRequiredResult, answering each of its
+    /// requests with `reply` and echoing its `requestState`, while the server asks again.
+    async fn retry(&self, step: &Step, reply: &Value, state: &mut State) -> Result<(), Stop> {
+        let reply = matcher::substitute(reply, &state.vars).map_err(Stop::Prerequisite)?;
+        let Some((method, original, mut asked)) = state.input_asked.take() else {
+            return Err(Stop::Prerequisite(
+                "no request before this step was answered with an InputRequiredResult".into(),
+            ));
+        };
+        for attempt in 1..=RETRIES_AT_MOST {
+            let mut params = original.clone();
+            let requests = asked.get("inputRequests").and_then(Value::as_object);
+            let responses: serde_json::Map<String, Value> = requests
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| (k.clone(), reply.clone()))
+                .collect();
+            if let Some(p) = params.as_object_mut() {
+                p.remove("inputResponses");
+                p.remove("requestState");
+                if !responses.is_empty() {
+                    p.insert("inputResponses".into(), Value::Object(responses));
+                }
+                // echoed exactly when given, never when not (client requirements of MRTR)
+                if let Some(s) = asked.get("requestState") {
+                    p.insert("requestState".into(), s.clone());
+                }
+            }
+            let Some(answer) = self.request(step, &method, params, state).await? else {
+                return Ok(());
+            };
+            match asks_input(&answer.outcome) {
+                Some(again) if attempt < RETRIES_AT_MOST => asked = again.clone(),
+                _ => {
+                    let evidence = vec![answer.asked, answer.seq];
+                    return self.judge_answer(step, &answer.outcome, evidence, state);
+                }
+            }
+        }
+        Ok(())
     }
 
     async fn walk_list(

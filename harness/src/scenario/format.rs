@@ -32,7 +32,7 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub breaks: Vec<String>,
     /// Client capabilities: sent in initialize (2025-11-25, default `{elicitation: {}}`), or
-    /// in every request's `_meta` (ext-tasks, default: the extension declared).
+    /// in every request's `_meta` (ext-tasks, default: the extension and elicitation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_capabilities: Option<Value>,
     /// Deadline of the whole scenario in ms (default: the run's --scenario-timeout-ms).
@@ -117,7 +117,7 @@ pub enum PeerName {
 }
 
 /// One step: exactly one of `send`, `notify`, `poll`, `wait`, `answer`, `notification`,
-/// `walk_list`, `parallel`, `steps`, with the fields that kind takes.
+/// `respond`, `retry`, `walk_list`, `parallel`, `steps`, with the fields that kind takes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, try_from = "RawStep", into = "RawStep")]
 pub struct Step {
@@ -175,6 +175,12 @@ pub enum StepKind {
     /// `reply` in one tasks/update; `expect` judges the tasks/update answer.
     Respond {
         task: String,
+        reply: Value,
+    },
+    /// Retry the last request answered with an InputRequiredResult as a new request: each of
+    /// its `inputRequests` answered with `reply`, its `requestState` echoed; `expect` judges
+    /// the answer to the retry (asked again, it retries again, a few times at most).
+    Retry {
         reply: Value,
     },
     /// Wait for a receiver notification of this method and judge its params with `expect`.
@@ -237,6 +243,8 @@ pub struct RawStep {
     pub notification: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub respond: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walk_list: Option<WalkList>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -305,6 +313,7 @@ impl TryFrom<RawStep> for Step {
             ("answer", raw.answer.is_some()),
             ("notification", raw.notification.is_some()),
             ("respond", raw.respond.is_some()),
+            ("retry", raw.retry.is_some()),
             ("walk_list", raw.walk_list.is_some()),
             ("parallel", raw.parallel.is_some()),
             ("steps", raw.steps.is_some()),
@@ -315,7 +324,7 @@ impl TryFrom<RawStep> for Step {
         let kind_name = match kinds.as_slice() {
             [one] => *one,
             [] => return Err(
-                "a step needs one of send, notify, poll, wait, answer, notification, respond, walk_list, parallel, steps"
+                "a step needs one of send, notify, poll, wait, answer, notification, respond, retry, walk_list, parallel, steps"
                     .into(),
             ),
             many => {
@@ -344,7 +353,7 @@ impl TryFrom<RawStep> for Step {
             "poll" => &["until", "capture", "rule", "timeout_ms", "given"],
             "wait" => &[],
             "answer" | "respond" => &["reply", "rule", "expect", "checks", "timeout_ms", "given"],
-            "notification" => &["rule", "expect", "checks", "timeout_ms", "given"],
+            "notification" | "retry" => &["rule", "expect", "checks", "timeout_ms", "given"],
             "walk_list" => &["rule", "expect", "checks", "timeout_ms", "peer", "given"],
             _ => &[],
         };
@@ -423,6 +432,9 @@ impl TryFrom<RawStep> for Step {
             "notification" => StepKind::Notification {
                 method: raw.notification.unwrap_or_default(),
             },
+            "retry" => StepKind::Retry {
+                reply: raw.retry.unwrap_or_default(),
+            },
             "walk_list" => {
                 let w = raw.walk_list.unwrap_or_default();
                 StepKind::WalkList {
@@ -500,6 +512,7 @@ impl From<Step> for RawStep {
                 raw.reply = Some(reply);
             }
             StepKind::Notification { method } => raw.notification = Some(method),
+            StepKind::Retry { reply } => raw.retry = Some(reply),
             StepKind::WalkList {
                 contains,
                 lacks,
@@ -577,7 +590,9 @@ impl Step {
                 values.push(params.clone())
             }
             StepKind::Poll { task, .. } => values.push(Value::String(task.clone())),
-            StepKind::Answer { reply, .. } => values.push(reply.clone()),
+            StepKind::Answer { reply, .. } | StepKind::Retry { reply } => {
+                values.push(reply.clone())
+            }
             StepKind::Respond { task, reply } => {
                 values.push(Value::String(task.clone()));
                 values.push(reply.clone());

@@ -19,6 +19,11 @@ pub fn reference(faults: &[&str]) -> String {
     with_faults("reference", faults)
 }
 
+/// The command line of the Tasks extension's reference receiver with some faults.
+pub fn ext_reference(faults: &[&str]) -> String {
+    with_faults("reference --profile ext-tasks", faults)
+}
+
 /// The reference client command, with faults.
 pub fn reference_client(faults: &[&str]) -> String {
     with_faults("reference-client", faults)

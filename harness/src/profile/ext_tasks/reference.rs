@@ -22,7 +22,13 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("elicit_input", "asks one elicitation (`name`) through `inputRequests`, returns \"Hello, <name>!\"; only as a task"),
     ("elicit_pair", "asks two elicitations at once (`first`, `last`), returns \"Hello, <first> <last>!\"; only as a task"),
     ("elicit_twice", "asks one elicitation, then a second once the first is answered, returns both answers; only as a task"),
+    ("confirm_first", "asks a confirmation (`confirm`) over an InputRequiredResult before it creates its task; retried with the answer and `requestState`, creates the task, which returns \"Confirmed: <confirm>\"; only as a task"),
 ];
+
+/// The confirmation confirm_first asks before it creates its task.
+const CONFIRM: &str = "confirm";
+/// The `requestState` confirm_first hands out and expects back.
+const CONFIRM_STATE: &str = "taskcheck-reference/confirm_first";
 
 /// The extra `_meta` key (and error `data`) of the extra-meta variant.
 const EXTRA_META_KEY: &str = "example.com/taskcheck-reference";
@@ -94,6 +100,13 @@ fn text(s: impl Into<String>) -> Value {
 fn elicitation(message: &str, field: &str) -> Value {
     json!({"method": "elicitation/create", "params": {"mode": "form", "message": message,
         "requestedSchema": {"type": "object", "properties": {field: {"type": "string"}}, "required": [field]}}})
+}
+
+/// The confirmation a retried confirm_first call carries with its `requestState`, if any.
+fn confirmation(params: &Value) -> Option<String> {
+    let answer = params.get("inputResponses")?.get(CONFIRM)?;
+    (params.get("requestState") == Some(&json!(CONFIRM_STATE)))
+        .then(|| answer_text(answer, CONFIRM))
 }
 
 /// The text an elicitation answer gave for `field` ("?" when declined).
@@ -276,9 +289,9 @@ impl ExtReference {
         let as_task = declared
             || self.has(Fault::ExtLegacyHonoured) && caps.get("tasks").is_some()
             || self.has(Fault::ExtTaskParamHonoured) && params.get("task").is_some();
-        let args = params.get("arguments").cloned().unwrap_or(json!({}));
+        let mut args = params.get("arguments").cloned().unwrap_or(json!({}));
         if !as_task {
-            if name.starts_with("elicit") || name == "required_sleep" {
+            if name.starts_with("elicit") || matches!(name, "required_sleep" | "confirm_first") {
                 return Err(match self.has(Fault::ExtMissingCapabilityWrongCode) {
                     true => error(code::INVALID_PARAMS, format!("{name} runs only as a task")),
                     false => missing_capability(),
@@ -288,6 +301,17 @@ impl ExtReference {
                 r["resultType"] = json!("complete");
                 r
             });
+        }
+        if name == "confirm_first" && !self.has(Fault::ExtMrtrInsideTask) {
+            // the round trip is resolved before the task exists
+            match confirmation(params) {
+                Some(answer) => args[CONFIRM] = json!(answer),
+                None => {
+                    return Ok(json!({"resultType": "input_required",
+                        "inputRequests": {CONFIRM: elicitation("Proceed?", CONFIRM)},
+                        "requestState": CONFIRM_STATE}))
+                }
+            }
         }
         Ok(self.create(name, args, caller).await)
     }
@@ -407,6 +431,19 @@ impl ExtReference {
                     answer_text(&first[0], "value"),
                     answer_text(&second[0], "value")
                 )))
+            }
+            "confirm_first" => {
+                let answer = match args.get(CONFIRM).and_then(Value::as_str) {
+                    Some(given) => given.to_string(),
+                    // the mrtr-inside-task fault asks inside the task instead
+                    None => {
+                        let answers = self
+                            .ask(task, vec![(CONFIRM, elicitation("Proceed?", CONFIRM))])
+                            .await?;
+                        answer_text(&answers[0], CONFIRM)
+                    }
+                };
+                Ok(text(format!("Confirmed: {answer}")))
             }
             _ => Err(error(
                 code::INVALID_PARAMS,
