@@ -382,6 +382,9 @@ struct ExploreArgs {
 struct FuzzWireArgs {
     #[command(flatten)]
     target: TargetArgs,
+    /// The design of Tasks: `2025-11-25` or `ext-tasks` (default: what the receiver speaks).
+    #[arg(long, value_name = "NAME", value_parser = parse_profile)]
+    profile: Option<Profile>,
     #[command(flatten)]
     judge: JudgeArgs,
     /// Case k draws its input from seed N+k (default: from the clock, printed).
@@ -848,14 +851,17 @@ async fn fuzz_wire(args: FuzzWireArgs) -> i32 {
             _ => exit::CONFORMANT,
         };
     }
-    let options = fuzzwire::Options {
+    let mut options = fuzzwire::Options {
+        profile: Profile::default(),
         seed: args.seed.unwrap_or_else(clock_seed),
         cases: args.cases,
         time_limit: Duration::from_secs(args.time_s),
         save_failures: args.save_failures,
     };
-    let found = with_target!(&args.target, |c| fuzzwire::fuzz(&c, &config, &options)
-        .await);
+    let found = with_target!(&args.target, |c| {
+        options.profile = profile_for(&c, args.profile, &config.limits).await;
+        fuzzwire::fuzz(&c, &config, &options).await
+    });
     print!("{}", found.summary(&options));
     match (&found.error, found.failed()) {
         (_, true) => exit::NONCONFORMANT,

@@ -1,12 +1,13 @@
-//! `taskcheck fuzz-wire` against the reference receiver: clean without a fault over stdio and
-//! HTTP, and for each fault the fixed scenarios miss by design it names the broken rule,
-//! saves the case, and the saved case replays: failing the faulty receiver, passing the
-//! correct one.
+//! `taskcheck fuzz-wire` against the reference receivers of both profiles: clean without a
+//! fault over stdio and HTTP, and for each fault the fixed scenarios miss by design (and the
+//! extension's unknown-task faults) it names the broken rule, saves the case, and the saved
+//! case replays: failing the faulty receiver, passing the correct one.
 
 mod common;
 
 use common::*;
-use mcp_taskcheck::reference::faults::{by_name, FAULTS};
+use mcp_taskcheck::profile::ext_tasks;
+use mcp_taskcheck::reference::faults::{by_name, FaultInfo, FAULTS};
 use mcp_taskcheck::spec;
 
 fn fuzz_wire(target: &[&str], extra: &[&str]) -> (i32, String) {
@@ -60,6 +61,41 @@ fn fuzz_wire_over_http_is_clean_too() {
     assert!(out.contains("no rule broken"), "{out}");
 }
 
+/// Every input class the extension's reference is sent (no initialize, tasks/list or ttl).
+const EXT_CLASSES: [&str; 7] = [
+    "parse-error",
+    "invalid-request",
+    "unknown-method",
+    "bad-task-id",
+    "duplicate-id",
+    "stray-response",
+    "notification",
+];
+
+#[test]
+fn fuzz_wire_finds_nothing_wrong_with_the_extensions_reference_over_stdio_and_http() {
+    let (code, out) = fuzz_wire(
+        &["--stdio", &ext_reference(&[])],
+        &["--seed", "1", "--cases", "120"],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("testing the ext-tasks profile"), "{out}");
+    assert!(out.contains("no rule broken"), "{out}");
+    for class in EXT_CLASSES {
+        assert!(
+            out.lines().any(|l| l.starts_with(class)),
+            "{class} never drawn\n{out}"
+        );
+    }
+    let server = HttpReference::start(&["--profile", "ext-tasks"]);
+    let (code, out) = fuzz_wire(
+        &["--url", &server.url, "--profile", "ext-tasks"],
+        &["--seed", "5", "--cases", "80"],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("no rule broken"), "{out}");
+}
+
 /// Each fuzz-wire-only fault, with a seed whose cases reach it.
 const FOUND: [(&str, &str); 6] = [
     ("dies-on-odd-ttl", "1"),
@@ -80,17 +116,34 @@ fn every_fuzz_wire_only_fault_is_listed_here() {
     assert_eq!(listed, FOUND.iter().map(|(f, _)| *f).collect::<Vec<_>>());
 }
 
+/// Faults of the extension's reference that fuzz-wire's unknown-task cases reach from seed 1.
+const EXT_FOUND: [&str; 3] = [
+    "get-unknown-wrong-code",
+    "update-unknown-acks",
+    "cancel-unknown-acks",
+];
+
 #[test]
 fn fuzz_wire_names_saves_and_replays_each_fuzz_wire_only_fault() {
-    let problems = in_parallel(&FOUND, 3, |(fault, seed)| {
-        let info = by_name(fault).unwrap();
+    let ext_info = |name: &str| ext_tasks::faults::FAULTS.iter().find(|f| f.name == name);
+    let found: Vec<(&FaultInfo, &str, bool)> = FOUND
+        .iter()
+        .map(|(f, seed)| (by_name(f).unwrap(), *seed, false))
+        .chain(EXT_FOUND.iter().map(|f| (ext_info(f).unwrap(), "1", true)))
+        .collect();
+    let problems = in_parallel(&found, 3, |(info, seed, ext)| {
+        let fault = info.name;
+        let with = |faults: &[&str]| match ext {
+            true => ext_reference(faults),
+            false => reference(faults),
+        };
         let rule = info.rules[0];
         let label = match spec::rule(rule).unwrap().level.is_mandatory() {
             true => "FAIL",
             false => "WARN",
         };
         let dir = temp_path(&format!("fuzz-wire-{fault}"));
-        let faulty = reference(&[fault]);
+        let faulty = with(&[fault]);
         let (code, out) = fuzz_wire(
             &["--stdio", &faulty],
             &[
@@ -133,7 +186,7 @@ fn fuzz_wire_names_saves_and_replays_each_fuzz_wire_only_fault() {
         if code != want_code || !out.contains(&format!("{label} {rule}:")) {
             problems.push(format!("{fault}: the replay gave exit {code}\n{out}"));
         }
-        let (code, out) = replay(&reference(&[]));
+        let (code, out) = replay(&with(&[]));
         if code != 0 || out.contains("FAIL") || out.contains("WARN") {
             problems.push(format!(
                 "{fault}: the replay accuses the correct receiver\n{out}"

@@ -2,6 +2,7 @@
 
 use crate::explore::ops::Offer;
 use crate::fixtures::FixtureMap;
+use crate::profile::{ext_tasks, Profile};
 use proptest::prelude::Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -54,6 +55,9 @@ pub struct Input {
     pub ids: Vec<Value>,
     /// Sent before initialize (initialization follows, then the ping).
     pub before_init: bool,
+    /// The design of Tasks the case is sent under (how its session opens).
+    #[serde(default, skip_serializing_if = "Profile::is_default")]
+    pub profile: Profile,
 }
 
 impl Input {
@@ -115,7 +119,39 @@ pub fn draw(
     tasks: bool,
     fixtures: &FixtureMap,
 ) -> Input {
-    let id = format!("fw-{case}");
+    let mut input = draw_2025(rng, case, offer, tasks, fixtures);
+    if offer.profile == Profile::ExtTasks {
+        // every request carries the per-request _meta, so what is wrong is the input alone
+        input.lines = input.lines.iter().map(|l| stamped(l)).collect();
+        input.profile = Profile::ExtTasks;
+    }
+    input
+}
+
+/// A request line with the extension's per-request `_meta` added (other lines as they are).
+fn stamped(line: &str) -> String {
+    let Ok(Value::Object(mut message)) = serde_json::from_str::<Value>(line) else {
+        return line.to_string();
+    };
+    if !message.contains_key("method") || !message.contains_key("id") {
+        return line.to_string();
+    }
+    let params = message.entry("params").or_insert_with(|| json!({}));
+    if let Some(p) = params.as_object_mut() {
+        let caps = Profile::ExtTasks.default_client_capabilities();
+        let meta = p.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(m) = meta.as_object_mut() {
+            m.extend(ext_tasks::request_meta(caps));
+        }
+    }
+    Value::Object(message).to_string()
+}
+
+/// The classes a receiver offering `offer` can be sent: the extension has no initialize,
+/// tasks/list or client-requested ttl, and ignores the `task` parameter (its scenarios judge
+/// that), so it gets neither before-init, bad-cursor, odd-ttl nor bad-task-param cases.
+fn classes(offer: &Offer, tasks: bool) -> Vec<Class> {
+    let ext = offer.profile == Profile::ExtTasks;
     let mut classes = vec![
         Class::ParseError,
         Class::InvalidRequest,
@@ -123,23 +159,39 @@ pub fn draw(
         Class::DuplicateId,
         Class::StrayResponse,
         Class::Notification,
-        Class::BeforeInit,
     ];
+    if !ext {
+        classes.push(Class::BeforeInit);
+    }
     if tasks {
         classes.push(Class::BadTaskId);
     }
-    if offer.list {
+    if offer.list && !ext {
         classes.push(Class::BadCursor);
     }
-    if offer.tools.iter().any(|t| t == "optional_sleep") {
+    if offer.tools.iter().any(|t| t == "optional_sleep") && !ext {
         classes.extend([Class::BadTaskParam, Class::OddTtl]);
     }
-    let class = *pick(rng, &classes);
+    classes
+}
+
+/// The case as the 2025-11-25 profile sends it.
+fn draw_2025(
+    rng: &mut impl Rng,
+    case: u64,
+    offer: &Offer,
+    tasks: bool,
+    fixtures: &FixtureMap,
+) -> Input {
+    let id = format!("fw-{case}");
+    let ext = offer.profile == Profile::ExtTasks;
+    let class = *pick(rng, &classes(offer, tasks));
     let one = |line: String, ids: Vec<Value>| Input {
         class,
         lines: vec![line],
         ids,
         before_init: false,
+        profile: Profile::Tasks2025,
     };
     let sleep = |task: Value| {
         let call = json!({"name": "optional_sleep", "arguments": {"ms": 0}, "task": task});
@@ -180,12 +232,15 @@ pub fn draw(
             one(request(&id, &method, json!({})), vec![json!(id)])
         }
         Class::BadTaskId => {
-            let mut methods = vec!["tasks/get", "tasks/result"];
-            if offer.cancel {
+            let mut methods = match ext {
+                true => vec!["tasks/get", "tasks/update"],
+                false => vec!["tasks/get", "tasks/result"],
+            };
+            if offer.cancel || ext {
                 methods.push("tasks/cancel");
             }
             let method = pick(rng, &methods).to_string();
-            let params = match rng.next_u64() % 10 {
+            let mut params = match rng.next_u64() % 10 {
                 0 => json!({}),
                 1 => json!({"taskId": null}),
                 2 => json!({"taskId": 42}),
@@ -197,6 +252,9 @@ pub fn draw(
                 8 => json!({"taskId": "../../../etc/passwd"}),
                 _ => json!({"taskId": format!("fw-{}", word(rng, 24))}),
             };
+            if method == "tasks/update" {
+                params["inputResponses"] = json!({});
+            }
             one(request(&id, &method, params), vec![json!(id)])
         }
         Class::BadCursor => {
@@ -258,6 +316,7 @@ pub fn draw(
                 lines: vec![line.clone(), line],
                 ids: Vec::new(),
                 before_init: false,
+                profile: Profile::Tasks2025,
             }
         }
         Class::StrayResponse => {
@@ -294,6 +353,7 @@ pub fn draw(
                 lines: vec![request(&id, method, params)],
                 ids: vec![json!(id)],
                 before_init: true,
+                profile: Profile::Tasks2025,
             }
         }
     }
@@ -375,5 +435,38 @@ mod tests {
                 "{input:?}"
             );
         }
+    }
+
+    #[test]
+    fn the_extensions_cases_carry_the_request_meta_and_only_its_classes() {
+        let offer = Offer {
+            profile: Profile::ExtTasks,
+            ..everything()
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for case in 0..300 {
+            let input = draw(
+                &mut seeded_rng(case),
+                case,
+                &offer,
+                true,
+                &FixtureMap::default(),
+            );
+            assert_eq!(input.profile, Profile::ExtTasks);
+            assert!(!input.before_init, "{input:?}");
+            for line in &input.lines {
+                let Ok(Value::Object(m)) = serde_json::from_str::<Value>(line) else {
+                    continue;
+                };
+                if m.contains_key("id") && m.contains_key("method") {
+                    let meta = m.get("params").and_then(|p| p.get("_meta"));
+                    let version = meta.and_then(|m| m.get(ext_tasks::META_VERSION));
+                    assert_eq!(version, Some(&json!(ext_tasks::PROTOCOL_VERSION)), "{line}");
+                }
+            }
+            seen.insert(input.class);
+        }
+        assert_eq!(seen, classes(&offer, true).into_iter().collect());
+        assert_eq!(seen.len(), 7, "{seen:?}");
     }
 }

@@ -6,8 +6,10 @@
 pub mod inputs;
 
 use crate::explore::{probe_offer, seeded_rng};
+use crate::monitor::has_capability;
 use crate::profile::Profile;
 use crate::runner::Config;
+use crate::scenario::ReceiverKind;
 use crate::session::{RequestError, Session};
 use crate::transport::{Connect, Peer};
 use crate::verdict::{Check, Verdict};
@@ -20,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Every rule `fuzz-wire` judges.
-pub const FUZZ_WIRE_RULES: [&str; 9] = [
+pub const FUZZ_WIRE_RULES: [&str; 12] = [
     "wire.survives",
     "wire.answers-requests",
     "wire.no-reply-to-notification",
@@ -30,7 +32,13 @@ pub const FUZZ_WIRE_RULES: [&str; 9] = [
     "tasks.errors.unknown-task-id",
     "tasks.errors.bad-cursor",
     "tasks.errors.malformed-task-param",
+    EXT_GET_UNKNOWN,
+    "ext-tasks.update.unknown-task",
+    "ext-tasks.cancel.unknown-task",
 ];
+
+/// The extension's rule for a tasks/get of a task that does not exist.
+const EXT_GET_UNKNOWN: &str = "ext-tasks.get.unknown-task";
 
 /// How long an answer is waited for where silence is allowed (parse errors, notifications),
 /// before `--timeout-scale`.
@@ -39,6 +47,8 @@ const QUIET_MS: u64 = 300;
 /// What to send.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The design of Tasks the receiver is tested under.
+    pub profile: Profile,
     /// Case `k` draws from seed `seed + k`.
     pub seed: u64,
     pub cases: usize,
@@ -99,10 +109,6 @@ impl WireFuzz {
     }
 }
 
-fn client_capabilities() -> Value {
-    json!({"elicitation": {}})
-}
-
 /// An error answer's code, or None for a result (or an HTTP refusal without JSON-RPC error).
 fn error_code(outcome: &Outcome) -> Option<i64> {
     match outcome {
@@ -127,15 +133,31 @@ fn shown(outcome: &Outcome) -> String {
 }
 
 /// The rule, and the error code, a well-formed request of this input's class is answered
-/// with. A `taskId` that is a string names no task (unknown-task-id); one that is absent or
-/// of another type makes the request malformed (malformed-task-param).
+/// with. A `taskId` that is a string names no task (unknown-task-id; under the extension, the
+/// method's unknown-task rule); one that is absent or of another type makes the request
+/// malformed (malformed-task-param; the extension names no code for it, so only an answer is
+/// required).
 fn wanted_code(input: &Input) -> Option<(&'static str, i64)> {
-    let string_id = || {
-        input.lines.iter().any(|l| {
-            serde_json::from_str::<Value>(l)
-                .is_ok_and(|v| v.pointer("/params/taskId").is_some_and(Value::is_string))
-        })
+    let request = || {
+        input
+            .lines
+            .iter()
+            .find_map(|l| serde_json::from_str::<Value>(l).ok())
+            .unwrap_or_default()
     };
+    let string_id = || {
+        request()
+            .pointer("/params/taskId")
+            .is_some_and(Value::is_string)
+    };
+    if input.profile == Profile::ExtTasks && input.class == Class::BadTaskId {
+        let rule = match request().get("method").and_then(Value::as_str) {
+            Some("tasks/update") => "ext-tasks.update.unknown-task",
+            Some("tasks/cancel") => "ext-tasks.cancel.unknown-task",
+            _ => EXT_GET_UNKNOWN,
+        };
+        return string_id().then_some((rule, code::INVALID_PARAMS));
+    }
     match input.class {
         Class::UnknownMethod => Some(("wire.method-not-found", code::METHOD_NOT_FOUND)),
         Class::BadTaskId if string_id() => {
@@ -268,9 +290,16 @@ pub async fn run_case<C: Connect>(
         .await
         .map_err(|e| e.to_string())?;
     let session = Session::start(conn, config.limits.request);
+    let profile = input.profile;
+    let open = || {
+        profile.open(
+            &session,
+            ReceiverKind::Server,
+            profile.default_client_capabilities(),
+        )
+    };
     if !input.before_init {
-        session
-            .initialize(client_capabilities())
+        open()
             .await
             .map_err(|e| format!("before the input was sent: {e}"))?;
     }
@@ -297,7 +326,7 @@ pub async fn run_case<C: Connect>(
     }
     let mut checks = judge_answer(input, answer.as_ref(), wait);
     if input.before_init {
-        if let Err(e) = session.initialize(client_capabilities()).await {
+        if let Err(e) = open().await {
             checks.push(survival(input, Err(e), Vec::new()));
             return Ok(checks);
         }
@@ -338,14 +367,14 @@ pub async fn fuzz<C: Connect>(connector: &C, config: &Config, options: &Options)
         ),
         ..WireFuzz::default()
     };
-    let (info, offer) = match probe_offer(connector, config, Profile::Tasks2025).await {
+    let (info, offer) = match probe_offer(connector, config, options.profile).await {
         Ok(p) => p,
         Err(e) => {
             found.error = Some(e);
             return found;
         }
     };
-    let tasks = info.capabilities.pointer("/tasks/requests").is_some();
+    let tasks = has_capability(&info.capabilities, options.profile.task_tools_capability());
     for case in 0..options.cases {
         if start.elapsed() >= options.time_limit {
             break;

@@ -43,14 +43,18 @@ async fn on_post(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let refuse = |code: i64, message: String| {
+        let error = json!({"jsonrpc": "2.0", "id": null,
+            "error": {"code": code, "message": message}});
+        json_body(StatusCode::BAD_REQUEST, error)
+    };
+    let value: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => return refuse(code::PARSE_ERROR, format!("Parse error: {e}")),
+    };
     let message = match wire::classify(&value) {
         Ok(m) => m,
-        Err(e) => {
-            let error = json!({"jsonrpc": "2.0", "id": null,
-                "error": {"code": code::INVALID_REQUEST, "message": e.to_string()}});
-            return json_body(StatusCode::BAD_REQUEST, error);
-        }
+        Err(e) => return refuse(code::INVALID_REQUEST, e.to_string()),
     };
     let Message::Request { id, method, params } = message else {
         return StatusCode::ACCEPTED.into_response();
