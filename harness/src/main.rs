@@ -266,6 +266,9 @@ fn parse_profile(name: &str) -> Result<Profile, String> {
 struct LoadArgs {
     #[command(flatten)]
     target: TargetArgs,
+    /// The design of Tasks: `2025-11-25` or `ext-tasks` (default: what the receiver speaks).
+    #[arg(long, value_name = "NAME", value_parser = parse_profile)]
+    profile: Option<Profile>,
     /// How many tasks to create.
     #[arg(long, default_value_t = 1000)]
     tasks: usize,
@@ -959,14 +962,25 @@ async fn run_suite<C: Connect + 'static>(
 }
 
 async fn load(args: LoadArgs) -> i32 {
-    let opts = load::LoadOptions {
+    let mut opts = load::LoadOptions {
         tasks: args.tasks,
         concurrency: args.concurrency,
         duration: args.duration_s.map(Duration::from_secs),
         timeout: Duration::from_millis(args.timeout_ms),
         seed: args.seed,
+        profile: Profile::default(),
     };
-    let report = with_target!(&args.target, |c| load::run_load(&c, &opts).await);
+    // detection asks with the load's own request timeout
+    let limits = Limits {
+        request: opts.timeout,
+        scenario: opts.timeout,
+        poll: opts.timeout,
+        scale: 1.0,
+    };
+    let report = with_target!(&args.target, |c| {
+        opts.profile = profile_for(&c, args.profile, &limits).await;
+        load::run_load(&c, &opts).await
+    });
     print!("{}", report.table());
     if let Some(path) = &args.report_json {
         let doc = serde_json::to_string_pretty(&report.json()).unwrap_or_default();

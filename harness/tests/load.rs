@@ -70,6 +70,45 @@ fn load_catches_defects_of_many_tasks() {
 }
 
 #[test]
+fn the_extensions_reference_passes_a_load_and_its_defects_are_caught() {
+    let (code, out, doc) = load(
+        &ext_reference(&[]),
+        &["--tasks", "2000", "--concurrency", "32"],
+        "load-ext",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("testing the ext-tasks profile"), "{out}");
+    assert_eq!(doc["completed"], 2000, "{out}");
+    assert_eq!(doc["limits"]["rule"], Value::Null, "{out}");
+    for (fault, rule) in [
+        ("ttl-not-ttl-ms", "ext-tasks.task.fields"),
+        ("lazy-creation", "ext-tasks.create.durable"),
+        ("completed-without-result", "ext-tasks.get.completed-result"),
+        ("sequential-task-id", ""),
+    ] {
+        let (code, out, doc) = load(
+            &ext_reference(&[fault]),
+            &["--tasks", "100", "--concurrency", "16"],
+            &format!("load-ext-{fault}"),
+        );
+        let kinds: Vec<&str> = doc["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap())
+            .collect();
+        match rule {
+            // guessable ids are no defect load can see: it must not accuse them
+            "" => assert_eq!((code, kinds.len()), (0, 0), "{fault}: {out}"),
+            _ => assert!(
+                code == 1 && kinds.contains(&rule),
+                "{fault}: {kinds:?}\n{out}"
+            ),
+        }
+    }
+}
+
+#[test]
 fn a_receiver_that_cannot_start_is_a_harness_error() {
     let (code, out, _) = load("/nonexistent/receiver", &["--tasks", "5"], "load-missing");
     assert_eq!(code, 3, "{out}");

@@ -480,12 +480,12 @@ fn allowed(from: &str, to: &str) -> bool {
     from == to || !is_terminal(from)
 }
 
-fn is_terminal(status: &str) -> bool {
+pub(crate) fn is_terminal(status: &str) -> bool {
     TaskStatus::parse(status).is_some_and(TaskStatus::is_terminal)
 }
 
 /// What is wrong with a Task object's fields.
-fn shape_problems(task: &Value) -> Vec<String> {
+pub(crate) fn shape_problems(task: &Value) -> Vec<String> {
     let mut out = Vec::new();
     if !task.get("taskId").is_some_and(Value::is_string) {
         out.push("has no string `taskId`".to_string());

@@ -6,9 +6,13 @@
 //!
 //! A creation answered with an error is a rejection, not a failure: receivers should limit
 //! concurrent tasks per requestor. Rejections, and the ttl granted to a request for ten years,
-//! are reported as information on `tasks.resources.limits`.
+//! are reported as information on `tasks.resources.limits`. Under the Tasks extension (`ext`)
+//! a task's result comes inline with tasks/get and a requestor asks for no ttl.
+
+mod ext;
 
 use crate::model::{Model, Observation, Source};
+use crate::profile::Profile;
 use crate::session::{Reply, Session};
 use crate::trace::Trace;
 use crate::transport::{Connect, Peer};
@@ -31,6 +35,8 @@ pub struct LoadOptions {
     pub timeout: Duration,
     /// Seeds the tools' random `ms` (0..=20).
     pub seed: u64,
+    /// The design of Tasks the receiver is tested under.
+    pub profile: Profile,
 }
 
 /// Latencies in a fixed log-scale histogram (16 buckets per doubling, ~4 % resolution).
@@ -164,9 +170,14 @@ impl LoadReport {
                 ms(h.percentile(0.99))
             ));
         }
+        let ttl = match &self.long_ttl {
+            Some(granted) => {
+                format!("INFO {LIMITS_RULE}: a ttl of {LONG_TTL_MS} ms (ten years) {granted}; ")
+            }
+            None => "INFO ".into(),
+        };
         out.push_str(&format!(
-            "\nINFO {LIMITS_RULE}: a ttl of {LONG_TTL_MS} ms (ten years) {}; {} of {} creations rejected{}\n",
-            self.long_ttl.as_deref().unwrap_or("was not asked for"),
+            "\n{ttl}{} of {} creations rejected{}\n",
             self.rejected,
             self.started,
             self.rejected_example
@@ -175,9 +186,14 @@ impl LoadReport {
                 .unwrap_or_default()
         ));
         if self.failures.is_empty() && self.error.is_none() {
-            out.push_str(
-                "\nno failure: ids unique, every result its task's own, every observation valid\n",
-            );
+            // the extension says no MUST about id uniqueness: load does not judge it there
+            let ids = match self.long_ttl {
+                Some(_) => "ids unique, ",
+                None => "",
+            };
+            out.push_str(&format!(
+                "\nno failure: {ids}every result its task's own, every observation valid\n"
+            ));
         }
         for f in &self.failures {
             out.push_str(&format!("\nFAIL ({}x) {}", f.count, f.example));
@@ -204,7 +220,7 @@ impl LoadReport {
             "latency": {"create": pct(&self.create), "tasksGet": pct(&self.get), "timeToResult": pct(&self.to_result)},
             "failures": self.failures.iter().map(|f| json!({"kind": f.kind, "example": f.example, "count": f.count})).collect::<Vec<_>>(),
             "error": self.error,
-            "limits": {"rule": LIMITS_RULE, "longTtl": self.long_ttl, "rejected": self.rejected, "rejectedExample": self.rejected_example},
+            "limits": {"rule": self.long_ttl.as_ref().map(|_| LIMITS_RULE), "longTtl": self.long_ttl, "rejected": self.rejected, "rejectedExample": self.rejected_example},
         })
     }
 }
@@ -244,28 +260,50 @@ impl Run<'_> {
             .map_err(|e| e.to_string())
     }
 
-    /// One task from creation to result; returns a failure or nothing.
-    async fn one(&self, i: usize) -> Result<(), String> {
-        let ms = sleep_ms(self.opts.seed, i);
-        let start = Instant::now();
-        let params =
-            json!({"name": "optional_sleep", "arguments": {"ms": ms}, "task": {"ttl": 300_000}});
+    /// Creates a task with this tools/call; None (counted) when the receiver refused it.
+    async fn create(&self, params: Value) -> Result<Option<(Value, Reply)>, String> {
         let created = self.ask("tools/call", params).await?;
         self.note(|r| r.create.record(created.elapsed));
-        let task = match &created.outcome {
-            Outcome::Result(r) => r
-                .get("task")
-                .cloned()
-                .ok_or("tools/call with a task got no CreateTaskResult")?,
+        match created.outcome.clone() {
+            Outcome::Result(r) => Ok(Some((r, created))),
             Outcome::Error(e) => {
                 self.note(|r| {
                     r.rejected += 1;
                     r.rejected_example
-                        .get_or_insert_with(|| crate::matcher::short(e));
+                        .get_or_insert_with(|| crate::matcher::short(&e));
                 });
-                return Ok(());
+                Ok(None)
             }
+        }
+    }
+
+    /// Waits as a task's poll interval (`key`) asks (requestors SHOULD), at least 10 ms.
+    async fn pause(task: &Value, key: &str) {
+        let poll = task.get(key).and_then(Value::as_u64).unwrap_or(100).max(10);
+        tokio::time::sleep(Duration::from_millis(poll)).await;
+    }
+
+    /// One task from creation to result; returns a failure or nothing.
+    async fn one(&self, i: usize) -> Result<(), String> {
+        match self.opts.profile {
+            Profile::Tasks2025 => self.one_2025(i).await,
+            Profile::ExtTasks => self.one_ext(i).await,
+        }
+    }
+
+    /// One task of 2025-11-25: created with a ttl, polled, its result fetched.
+    async fn one_2025(&self, i: usize) -> Result<(), String> {
+        let ms = sleep_ms(self.opts.seed, i);
+        let start = Instant::now();
+        let params =
+            json!({"name": "optional_sleep", "arguments": {"ms": ms}, "task": {"ttl": 300_000}});
+        let Some((answer, created)) = self.create(params).await? else {
+            return Ok(());
         };
+        let task = answer
+            .get("task")
+            .cloned()
+            .ok_or("tools/call with a task got no CreateTaskResult")?;
         let id = task
             .get("taskId")
             .map(wire::id_text)
@@ -322,13 +360,7 @@ impl Run<'_> {
                 }
                 break;
             }
-            // pollInterval is honoured (requestors SHOULD), polls at least 10 ms apart
-            let poll = t
-                .get("pollInterval")
-                .and_then(Value::as_u64)
-                .unwrap_or(100)
-                .max(10);
-            tokio::time::sleep(Duration::from_millis(poll)).await;
+            Self::pause(t, "pollInterval").await;
         }
         let result = self.ask("tasks/result", json!({"taskId": id})).await?;
         let Outcome::Result(r) = &result.outcome else {
@@ -397,18 +429,30 @@ pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadRepo
     };
     let transport = conn.transport;
     let session = Session::start_with(conn, opts.timeout, Trace::counting(transport));
-    if let Err(e) = session.initialize(json!({})).await {
+    let caps = match opts.profile {
+        Profile::Tasks2025 => json!({}),
+        Profile::ExtTasks => opts.profile.default_client_capabilities(),
+    };
+    let opened = opts
+        .profile
+        .open(&session, crate::scenario::ReceiverKind::Server, caps)
+        .await;
+    if let Err(e) = opened {
         return LoadReport {
             error: Some(e),
             ..LoadReport::default()
         };
     }
-    let long_ttl = long_ttl(&session, opts.timeout).await;
+    // the extension lets no requestor ask for a ttl
+    let long_ttl = match opts.profile {
+        Profile::Tasks2025 => Some(long_ttl(&session, opts.timeout).await),
+        Profile::ExtTasks => None,
+    };
     let run = Run {
         session: &session,
         opts,
         report: Mutex::new(LoadReport {
-            long_ttl: Some(long_ttl),
+            long_ttl,
             ..LoadReport::default()
         }),
         ids: Mutex::default(),
