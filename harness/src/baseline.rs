@@ -1,6 +1,9 @@
 //! Expected failures (`--expected-failures FILE`) in the official conformance suite's YAML form:
 //! `server:` lists `scenario` (every failure of it) or `scenario:check-id` (a rule id) entries.
-//! A listed failure does not fail the run; an entry that matches no failure is stale and does.
+//! An official suite's entry carries over: `official-scenario:check-id` lists the failures of
+//! the rules the catalogue maps to that check (`official:`), and `official-scenario` those of
+//! every rule mapped to one of its checks. A listed failure does not fail the run; an entry that
+//! matches no failure is stale and does.
 
 use crate::scenario::Scenario;
 use crate::spec;
@@ -12,6 +15,8 @@ struct Expected {
     text: String,
     scenario: String,
     rule: Option<String>,
+    /// The entry names the official suite's scenario (and check), not taskcheck's.
+    official: bool,
 }
 
 /// A parsed baseline.
@@ -67,13 +72,18 @@ impl Baseline {
                     Some((s, r)) => (s.trim(), Some(r.trim())),
                     None => (entry.trim(), None),
                 };
-                if !scenarios.iter().any(|s| s.id == scenario) {
-                    return Err(at(
-                        entry,
-                        format!("no scenario `{scenario}` (see `taskcheck list`)"),
-                    ));
+                let official = !scenarios.iter().any(|s| s.id == scenario);
+                if official && !official_rules(scenario, rule).any(|_| true) {
+                    let cause = match official_rules(scenario, None).any(|_| true) {
+                        true => format!(
+                            "no check `{}` of the official scenario `{scenario}` that a taskcheck rule maps (see the catalogue's `official:` fields)",
+                            rule.unwrap_or_default()
+                        ),
+                        false => format!("no scenario `{scenario}` (see `taskcheck list`), nor an official one a taskcheck rule maps"),
+                    };
+                    return Err(at(entry, cause));
                 }
-                if let Some(r) = rule.filter(|r| spec::rule(r).is_none()) {
+                if let Some(r) = rule.filter(|r| !official && spec::rule(r).is_none()) {
                     return Err(at(
                         entry,
                         format!("no rule `{r}`: a check-id is a rule id (see `taskcheck list`)"),
@@ -84,6 +94,7 @@ impl Baseline {
                         text: entry.to_string(),
                         scenario: scenario.to_string(),
                         rule: rule.map(str::to_string),
+                        official,
                     });
                 }
             }
@@ -100,7 +111,10 @@ impl Baseline {
     }
 
     fn matches(e: &Expected, scenario: &str, rule: &str) -> bool {
-        e.scenario == scenario && e.rule.as_deref().is_none_or(|r| r == rule)
+        match e.official {
+            true => official_rules(&e.scenario, e.rule.as_deref()).any(|r| r.id == rule),
+            false => e.scenario == scenario && e.rule.as_deref().is_none_or(|r| r == rule),
+        }
     }
 
     /// Whether a failing check (scenario, rule) is listed.
@@ -118,6 +132,19 @@ impl Baseline {
             .map(|e| e.text.clone())
             .collect()
     }
+}
+
+/// The rules the catalogue maps to an official scenario's check (any of its checks when none).
+fn official_rules<'a>(
+    scenario: &'a str,
+    check: Option<&'a str>,
+) -> impl Iterator<Item = &'static spec::Rule> + 'a {
+    spec::catalogue().iter().filter(move |r| {
+        r.official.iter().any(|o| match o.split_once(':') {
+            Some((s, c)) => s == scenario && check.is_none_or(|want| want == c),
+            None => false,
+        })
+    })
 }
 
 #[cfg(test)]
@@ -158,8 +185,10 @@ mod tests {
         assert!(err("server:\n  - {a: 1}\n").contains("not a string"));
         assert_eq!(
             err("server:\n  - cancel-terminal\n  - no-such\n"),
-            "b.yaml:3: no scenario `no-such` (see `taskcheck list`)"
+            "b.yaml:3: no scenario `no-such` (see `taskcheck list`), nor an official one a taskcheck rule maps"
         );
+        assert!(err("server:\n  - tasks-lifecycle:no-such-check\n")
+            .contains("no check `no-such-check` of the official scenario `tasks-lifecycle`"));
         assert!(err("server:\n  - cancel-terminal:tasks.nope\n").contains("no rule `tasks.nope`"));
         assert!(err("- a\n").contains("expected a mapping"));
         assert!(err("server: [\n").starts_with("b.yaml:"));
@@ -167,5 +196,27 @@ mod tests {
             Baseline::parse("", "b.yaml", &lib).unwrap(),
             Baseline::default()
         );
+    }
+
+    #[test]
+    fn an_official_suites_entries_list_the_rules_mapped_to_their_checks() {
+        let b = Baseline::parse(
+            "server:\n  - tasks-dispatch-and-envelope:sep-2663-durable-create-strong-consistency\n  - tasks-mrtr-input\n",
+            "b.yaml",
+            &library(),
+        )
+        .unwrap();
+        // the check's rule, in whichever taskcheck scenario it failed
+        assert!(b.lists("ext-cancel", "ext-tasks.create.durable"));
+        assert!(b.lists(
+            "ext-input-pair",
+            "ext-tasks.update.partial-keeps-input-required"
+        ));
+        assert!(!b.lists("ext-cancel", "ext-tasks.cancel.ack-empty"));
+        let failing = vec![(
+            "ext-create-poll-complete".to_string(),
+            "ext-tasks.create.durable".to_string(),
+        )];
+        assert_eq!(b.stale(&failing), vec!["tasks-mrtr-input"]);
     }
 }

@@ -191,6 +191,12 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
     if let Some(r) = &rule.reason {
         out.push_str(&format!("  reason:   {r}\n"));
     }
+    if !rule.official.is_empty() {
+        out.push_str(&format!(
+            "  official: {} (the official suite's checks of the same requirement)\n",
+            rule.official.join(", ")
+        ));
+    }
     let joined = |items: Vec<String>| {
         if items.is_empty() {
             "(none)".to_string()

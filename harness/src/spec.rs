@@ -84,6 +84,10 @@ pub struct Rule {
     /// For a rule no keyword states: the spec's sentence it is derived from.
     #[serde(default)]
     pub derived_from: Option<String>,
+    /// The official conformance suite's checks of the same requirement, as
+    /// `<official scenario>:<check id>`; the first names the rule's checks in `checks.json`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub official: Vec<String>,
 }
 
 impl Rule {
@@ -92,6 +96,13 @@ impl Rule {
         self.url
             .clone()
             .unwrap_or_else(|| format!("{}#{}", self.profile().spec_base(), self.section))
+    }
+
+    /// The official check id `checks.json` names the rule's checks by, if it has one.
+    pub fn official_check(&self) -> Option<&str> {
+        self.official
+            .first()
+            .map(|o| o.split_once(':').map_or(o.as_str(), |(_, check)| check))
     }
 
     /// The profile whose catalogue holds the rule.

@@ -107,3 +107,17 @@ fn the_coverage_command_reports_every_testable_rule_checked() {
         "{text}"
     );
 }
+
+#[test]
+fn official_counterparts_name_an_official_scenario_and_check() {
+    for r in spec::catalogue() {
+        for o in &r.official {
+            let parts: Vec<&str> = o.split(':').collect();
+            assert!(
+                matches!(parts.as_slice(), [s, c] if s.starts_with("tasks-") && !c.is_empty()),
+                "{}: official {o:?} is not `<official tasks scenario>:<check id>`",
+                r.id
+            );
+        }
+    }
+}

@@ -230,3 +230,64 @@ fn a_recorded_trace_is_judged_by_its_own_profile() {
         vec!["ext-tasks.get.result-type-complete"]
     );
 }
+
+#[test]
+fn checks_json_names_mapped_rules_by_the_official_check_and_an_official_baseline_carries_over() {
+    let receiver = ext_reference(&["lazy-creation"]);
+    let checks = temp_path("ext-official-checks.json");
+    let (code, out, _) = run(
+        &receiver,
+        &[
+            "--profile",
+            "ext-tasks",
+            "--scenario",
+            "ext-create-poll-complete",
+            "--checks-json",
+            checks.to_str().unwrap(),
+        ],
+        "ext-official",
+    );
+    assert_eq!(code, 1, "{out}");
+    let entries: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&checks).unwrap()).unwrap();
+    let failed: Vec<(&str, &str)> = entries
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["status"] == "FAILURE")
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap(),
+                e["details"]["taskcheckId"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        vec![(
+            "sep-2663-durable-create-strong-consistency",
+            "ext-create-poll-complete:ext-tasks.create.durable"
+        )],
+        "{out}"
+    );
+    // an official suite's baseline entry for that check lists the failure
+    let baseline = temp_path("ext-official-baseline.yml");
+    std::fs::write(
+        &baseline,
+        "server:\n  - tasks-dispatch-and-envelope:sep-2663-durable-create-strong-consistency\n",
+    )
+    .unwrap();
+    let (code, out, _) = run(
+        &receiver,
+        &[
+            "--profile",
+            "ext-tasks",
+            "--scenario",
+            "ext-create-poll-complete",
+            "--expected-failures",
+            baseline.to_str().unwrap(),
+        ],
+        "ext-official-baselined",
+    );
+    assert_eq!(code, 0, "{out}");
+}

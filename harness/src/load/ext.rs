@@ -28,10 +28,12 @@ impl Run<'_> {
             self.note(|r| r.get.record(got.elapsed));
             let task = match &got.outcome {
                 Outcome::Result(t) => t,
-                Outcome::Error(e) if !found => return Err(format!(
+                Outcome::Error(e) if !found => {
+                    return Err(format!(
                     "ext-tasks.create.durable: tasks/get after the CreateTaskResult answered {}",
                     short(e)
-                )),
+                ))
+                }
                 Outcome::Error(e) => {
                     return Err(format!(
                         "tasks/get of a live task answered an error: {}",

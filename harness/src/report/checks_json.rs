@@ -7,7 +7,8 @@ use crate::verdict::Verdict;
 use serde_json::{json, Value};
 
 impl RunReport {
-    /// One entry per check; the id is `scenario:rule`, as baselines name checks.
+    /// One entry per check; the id is the official suite's check id where the catalogue maps
+    /// the rule to one (`official:`), else `scenario:rule`, as baselines name checks.
     pub fn checks_json(&self, outcome: &Outcome) -> Value {
         let entries: Vec<Value> = self
             .scenarios
@@ -22,14 +23,17 @@ impl RunReport {
                         Verdict::NotApplicable | Verdict::Untestable | Verdict::Consequence => "SKIPPED",
                         Verdict::Info => "INFO",
                     };
+                    let own = format!("{}:{}", s.id, c.rule);
+                    let id = r.and_then(spec::Rule::official_check).map_or(own.clone(), str::to_string);
                     let mut entry = json!({
-                        "id": format!("{}:{}", s.id, c.rule),
+                        "id": id,
                         "name": c.rule,
                         "description": r.map(|r| r.summary.as_str()).unwrap_or_default(),
                         "status": status,
                         "timestamp": self.started,
                         "specReferences": r.map(|r| vec![json!({"id": format!("MCP-Tasks-{}", r.section), "url": r.link()})]).unwrap_or_default(),
                         "details": {
+                            "taskcheckId": own,
                             "scenario": s.id,
                             "level": r.map(|r| r.level.as_str()),
                             "verdict": c.verdict,
