@@ -381,6 +381,31 @@ impl Session {
         timeout: Duration,
         headers: Headers,
     ) -> Result<Reply, RequestError> {
+        self.ask(method, params, timeout, headers, true).await
+    }
+
+    /// Sends a long-lived request (a subscriptions/listen) and waits at most `timeout` for an
+    /// answer; past it the request stays open, and what the receiver sends on its stream
+    /// still arrives.
+    pub async fn request_open(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        headers: Headers,
+    ) -> Result<Reply, RequestError> {
+        self.ask(method, params, timeout, headers, false).await
+    }
+
+    /// Sends a request and waits for its answer; past `timeout`, `abandon` drops its stream.
+    async fn ask(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        headers: Headers,
+        abandon: bool,
+    ) -> Result<Reply, RequestError> {
         let id = json!(self.sent.next.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         let msg = wire::request(&id, method, &self.stamped(params));
@@ -393,7 +418,7 @@ impl Session {
         let asked = match self.send(msg, headers).await {
             Ok(seq) => seq,
             Err(e) => {
-                self.forget(&id);
+                self.forget(&id, true);
                 return Err(e);
             }
         };
@@ -411,7 +436,7 @@ impl Session {
                 elapsed: start.elapsed(),
             }),
             None => {
-                self.forget(&id);
+                self.forget(&id, abandon);
                 Err(match self.closed_reason() {
                     Some(why) => RequestError::Closed(why),
                     None => RequestError::Timeout {
@@ -423,12 +448,15 @@ impl Session {
         }
     }
 
-    fn forget(&self, id: &Value) {
+    /// Stops waiting for a request's answer (and, with `abandon`, drops its stream).
+    fn forget(&self, id: &Value, abandon: bool) {
         self.pending
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&id_key(id));
-        (self.abandon)(id);
+        if abandon {
+            (self.abandon)(id);
+        }
     }
 
     /// Sends a notification.

@@ -6,7 +6,7 @@ use super::faults::{Fault, Faults};
 use super::http_hostile::{self, HttpHostile};
 use super::{Reference, Store};
 use crate::spec::PROTOCOL_VERSION;
-use crate::transport::http_server::{json_body, lock, plain};
+use crate::transport::http_server::{json_body, lock, plain, stream_of};
 use crate::transport::SESSION_HEADER;
 use crate::wire::{self, Message};
 use axum::body::Bytes;
@@ -322,16 +322,6 @@ fn request_stream(
     })
 }
 
-/// An SSE stream of the receiver's own messages, open until the client leaves.
-fn session_stream(
-    rx: mpsc::UnboundedReceiver<Value>,
-) -> impl Stream<Item = Result<Event, Infallible>> {
-    futures::stream::unfold(rx, |mut rx| async move {
-        let msg = rx.recv().await?;
-        Some((Ok(Event::default().data(msg.to_string())), rx))
-    })
-}
-
 async fn on_get(State(server): State<Arc<Server>>, headers: HeaderMap) -> Response {
     if let Err(r) = check_common(&headers) {
         return r.into_response();
@@ -348,7 +338,7 @@ async fn on_get(State(server): State<Arc<Server>>, headers: HeaderMap) -> Respon
     };
     let (tx, rx) = mpsc::unbounded_channel();
     session.open_stream(&tx, true);
-    Sse::new(session_stream(rx)).into_response()
+    Sse::new(stream_of(rx)).into_response()
 }
 
 async fn on_delete(State(server): State<Arc<Server>>, headers: HeaderMap) -> Response {

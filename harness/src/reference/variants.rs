@@ -22,6 +22,8 @@ pub enum Variant {
     ExtNoPollInterval,
     ExtStatusMessageAlways,
     ExtExtraMeta,
+    ExtNoListen,
+    ExtNoTaskNotifications,
 }
 
 /// A variant's name, and what it does.

@@ -91,6 +91,8 @@ pub struct ScenarioRun {
 enum Stop {
     /// A step without a rule failed: the remaining rules are untestable.
     Prerequisite(String),
+    /// An answer showed the scenario does not apply: the remaining rules are not applicable.
+    NotApplicable(String),
     /// The connection ended; whose doing it was decides whether that is a verdict.
     Closed(Closure),
     /// The receiver stopped answering: a request timed out, and a ping after it too.
@@ -143,6 +145,12 @@ impl Ending {
             Stop::Prerequisite(why) => Ending {
                 verdict: Verdict::Untestable,
                 why: format!("prerequisite failed: {why}"),
+                evidence: None,
+                root: None,
+            },
+            Stop::NotApplicable(why) => Ending {
+                verdict: Verdict::NotApplicable,
+                why,
                 evidence: None,
                 root: None,
             },
@@ -290,9 +298,12 @@ pub async fn run_scenario<C: Connect>(
             evidence: state.last_answer(),
             ..Ending::of(stop, &run.trace, &state.label)
         }),
-        Ok(Err(Stop::Prerequisite(why) | Stop::Hung(why) | Stop::Harness(why))) => {
-            Some(Ending::of(Stop::Harness(why), &run.trace, ""))
-        }
+        Ok(Err(
+            Stop::Prerequisite(why)
+            | Stop::NotApplicable(why)
+            | Stop::Hung(why)
+            | Stop::Harness(why),
+        )) => Some(Ending::of(Stop::Harness(why), &run.trace, "")),
         Ok(Err(Stop::Closed(c))) => Some(Ending::of(Stop::Harness(c.why), &run.trace, "")),
         Err(_) => Some(Ending::of(
             Stop::Harness(format!(
@@ -521,7 +532,10 @@ pub async fn probe<C: Connect>(
         )
         .await?;
     let tools = list_tools(&session, limits).await.map_err(|e| match e {
-        Stop::Prerequisite(why) | Stop::Hung(why) | Stop::Harness(why) => why,
+        Stop::Prerequisite(why)
+        | Stop::NotApplicable(why)
+        | Stop::Hung(why)
+        | Stop::Harness(why) => why,
         Stop::Closed(c) => c.why,
     })?;
     Ok((info, tools))

@@ -245,6 +245,17 @@ impl<'a> Exec<'a> {
         evidence: Vec<u64>,
         state: &mut State,
     ) -> Result<(), Stop> {
+        if let Some(n) = &step.not_applicable_if {
+            if expect_holds(&n.answer, answer, &mut state.vars.clone()).is_ok() {
+                let why = match (&step.kind, answer) {
+                    (StepKind::Notification { method }, Outcome::Result(p)) => {
+                        format!("{}: it sent {method} {}", n.because, matcher::short(p))
+                    }
+                    _ => format!("{}: it answered {}", n.because, describe(answer)),
+                };
+                return Err(Stop::NotApplicable(why));
+            }
+        }
         let primary = step.expect.as_ref().map(|e| (step.rule.clone(), e));
         let extra = step
             .checks
@@ -344,10 +355,12 @@ impl<'a> Exec<'a> {
                 let params = subst(params, &state.vars)?;
                 let session = self.session_of(step)?;
                 let wait = self.config.limits.scaled(*ms);
-                match session.request(method, params, wait).await {
+                match session.request_open(method, params, wait, Vec::new()).await {
+                    // an answer before the wait ends may show the scenario does not apply
                     Ok(reply) => {
                         state.sent_by.insert(reply.asked, state.label.clone());
-                        Ok(())
+                        state.last_answer = Some(reply.seq);
+                        self.judge_answer(step, &reply.outcome, vec![reply.asked, reply.seq], state)
                     }
                     Err(RequestError::Timeout { .. }) => Ok(()),
                     Err(e) => Err(e.into()),

@@ -135,6 +135,17 @@ pub struct Step {
     /// Rules this step's judgement takes for granted: if one of them failed earlier in the
     /// scenario, a failure here is shown as its consequence (one defect, one failure).
     pub given: Vec<String>,
+    /// An answer that shows the scenario does not apply to this receiver (`send` and
+    /// `notification`): the scenario's rules not judged yet are not applicable.
+    pub not_applicable_if: Option<NotApplicableIf>,
+}
+
+/// An answer that makes the rest of a scenario not applicable, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotApplicableIf {
+    pub answer: Expect,
+    pub because: String,
 }
 
 /// What a step does.
@@ -281,6 +292,8 @@ pub struct RawStep {
     pub headers: BTreeMap<String, Option<String>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub given: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_applicable_if: Option<NotApplicableIf>,
 }
 
 /// Options of a `walk_list` step.
@@ -348,12 +361,21 @@ impl TryFrom<RawStep> for Step {
                 "abandon_after_ms",
                 "given",
                 "headers",
+                "not_applicable_if",
             ],
             "notify" => &["params"],
             "poll" => &["until", "capture", "rule", "timeout_ms", "given"],
             "wait" => &[],
             "answer" | "respond" => &["reply", "rule", "expect", "checks", "timeout_ms", "given"],
-            "notification" | "retry" => &["rule", "expect", "checks", "timeout_ms", "given"],
+            "notification" => &[
+                "rule",
+                "expect",
+                "checks",
+                "timeout_ms",
+                "given",
+                "not_applicable_if",
+            ],
+            "retry" => &["rule", "expect", "checks", "timeout_ms", "given"],
             "walk_list" => &["rule", "expect", "checks", "timeout_ms", "peer", "given"],
             _ => &[],
         };
@@ -373,6 +395,7 @@ impl TryFrom<RawStep> for Step {
             ("abandon_after_ms", raw.abandon_after_ms.is_some()),
             ("headers", !raw.headers.is_empty()),
             ("given", !raw.given.is_empty()),
+            ("not_applicable_if", raw.not_applicable_if.is_some()),
         ];
         if let Some((field, _)) = present.iter().find(|(f, set)| *set && !allowed.contains(f)) {
             return Err(format!("`{field}` does not apply to a `{kind_name}` step"));
@@ -382,6 +405,9 @@ impl TryFrom<RawStep> for Step {
         }
         for c in &raw.checks {
             validate_expect(&c.expect)?;
+        }
+        if let Some(n) = &raw.not_applicable_if {
+            validate_expect(&n.answer)?;
         }
         let params = raw.params.unwrap_or(Value::Null);
         let kind = match kind_name {
@@ -455,6 +481,7 @@ impl TryFrom<RawStep> for Step {
             timeout_ms: raw.timeout_ms,
             peer: raw.peer.unwrap_or_default(),
             given: raw.given,
+            not_applicable_if: raw.not_applicable_if,
         })
     }
 }
@@ -469,6 +496,7 @@ impl From<Step> for RawStep {
             timeout_ms: step.timeout_ms,
             peer: (step.peer != PeerName::A).then_some(step.peer),
             given: step.given,
+            not_applicable_if: step.not_applicable_if,
             ..RawStep::default()
         };
         match step.kind {
@@ -613,7 +641,8 @@ impl Step {
         let expects = self
             .expect
             .iter()
-            .chain(self.checks.iter().map(|c| &c.expect));
+            .chain(self.checks.iter().map(|c| &c.expect))
+            .chain(self.not_applicable_if.iter().map(|n| &n.answer));
         values.extend(expects.flat_map(Expect::patterns).cloned());
         values.iter().flat_map(crate::matcher::references).collect()
     }

@@ -1,9 +1,15 @@
-//! What taskcheck's two Streamable HTTP servers share (the reference receiver's, and the one
-//! client receivers connect to): plain-text answers and locks that survive a panicked holder.
+//! What taskcheck's Streamable HTTP servers share (the reference receivers', and the one client
+//! receivers connect to): JSON and plain-text answers, SSE streams, and locks that survive a
+//! panicked holder.
 
 use axum::http::{header, StatusCode};
+use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
+use futures::Stream;
+use serde_json::Value;
+use std::convert::Infallible;
 use std::sync::{Mutex, MutexGuard};
+use tokio::sync::mpsc;
 
 /// Locks a mutex, taking its value even if a holder panicked (a session must not die of it).
 pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -23,4 +29,14 @@ pub fn json_body(status: StatusCode, body: serde_json::Value) -> Response {
 /// A plain-text answer with a status.
 pub fn plain(status: StatusCode, text: &str) -> Response {
     (status, text.to_string()).into_response()
+}
+
+/// An SSE stream of every message sent on `rx`, open until the client leaves.
+pub fn stream_of(
+    rx: mpsc::UnboundedReceiver<Value>,
+) -> impl Stream<Item = Result<Event, Infallible>> {
+    futures::stream::unfold(rx, |mut rx| async move {
+        let msg = rx.recv().await?;
+        Some((Ok(Event::default().data(msg.to_string())), rx))
+    })
 }

@@ -4,13 +4,6 @@
 use crate::reference::faults::Fault::*;
 use crate::reference::faults::{Fault, FaultInfo};
 
-/// Faults that show only over stdio, where taskcheck holds a subscriptions/listen stream open.
-pub const STDIO_ONLY: [Fault; 3] = [
-    ExtNotificationWithoutPayload,
-    ExtProgressOnStream,
-    ExtNotifyBeforeAck,
-];
-
 /// Faults that show only over Streamable HTTP.
 pub const HTTP_ONLY: [Fault; 2] = [ExtAcceptsMismatchedHeaders, ExtUnboundTasks];
 

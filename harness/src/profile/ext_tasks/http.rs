@@ -1,17 +1,18 @@
 //! The extension's reference receiver over Streamable HTTP (2026-07-28): stateless, no session,
-//! one JSON answer per POST. It checks the request metadata headers against the body as the
+//! one JSON answer per POST (a subscriptions/listen stream is its POST's SSE answer). It checks the request metadata headers against the body as the
 //! transport requires (400 with -32020 HeaderMismatch when they are missing or differ) and
 //! answers with the HTTP status the core revision gives each error.
 
 use super::reference::ExtReference;
 use crate::reference::faults::{Fault, Faults};
 use crate::reference::Receives;
-use crate::transport::http_server::json_body;
+use crate::transport::http_server::{json_body, stream_of};
 use crate::transport::routing::{self, METHOD_HEADER, NAME_HEADER, VERSION_HEADER};
 use crate::wire::{self, code, Message};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::sse::Sse;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
@@ -70,6 +71,12 @@ async fn on_post(
     if let Some(why) = mismatch(&headers, &value).filter(|_| checked) {
         let error = json!({"code": HEADER_MISMATCH, "message": format!("Header mismatch: {why}")});
         return answer(StatusCode::BAD_REQUEST, Err(error));
+    }
+    if server.opens_stream(&method, &params) {
+        // the stream is the POST's SSE answer, open while the client holds it
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        server.listen(id, &params, tx);
+        return Sse::new(stream_of(rx)).into_response();
     }
     let caller = headers
         .get(header::AUTHORIZATION)

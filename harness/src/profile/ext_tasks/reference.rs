@@ -70,13 +70,21 @@ struct Task {
     wake: Arc<Notify>,
 }
 
+/// An open `subscriptions/listen` stream: its request id, the tasks it watches, and where its
+/// messages go (stdout over stdio, the POST's SSE answer over HTTP).
+struct Listener {
+    id: Value,
+    watched: Vec<String>,
+    out: mpsc::UnboundedSender<Value>,
+}
+
 /// The extension's reference receiver.
 pub struct ExtReference {
     faults: Faults,
     out: mpsc::UnboundedSender<Value>,
     tasks: Mutex<HashMap<String, Task>>,
-    /// Open `subscriptions/listen` streams (stdio): the request id and the tasks it watches.
-    listening: Mutex<Vec<(Value, Vec<String>)>>,
+    /// Open `subscriptions/listen` streams.
+    listening: Mutex<Vec<Listener>>,
     /// The counter behind the sequential-task-id fault.
     next_id: std::sync::atomic::AtomicU64,
     /// Itself, for changes made later (eventually consistent variants).
@@ -144,10 +152,15 @@ impl ExtReference {
         self.tasks.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Whether a request opens a notification stream (its transport serves it with `listen`).
+    pub fn opens_stream(&self, method: &str, params: &Value) -> bool {
+        method == LISTEN && declares(request_capabilities(params)) && !self.is(Variant::ExtNoListen)
+    }
+
     async fn handle(self: Arc<Self>, id: Value, method: String, params: Value) {
-        if method == LISTEN && declares(request_capabilities(&params)) {
+        if self.opens_stream(&method, &params) {
             // a long-lived request: acknowledged, then never answered while the stream lives
-            return self.listen(id, &params);
+            return self.listen(id, &params, self.out.clone());
         }
         let reply = self.answer(&method, &params, None).await;
         let msg = match reply {
@@ -216,10 +229,14 @@ impl ExtReference {
             "server/discover" => complete(self.discover()),
             "ping" => complete(json!({})),
             "tools/list" => self.tools_list(),
-            // a declaring client's stream is served over stdio (`listen`)
-            LISTEN if declared => Err(error(
+            LISTEN if self.is(Variant::ExtNoListen) => Err(error(
                 code::METHOD_NOT_FOUND,
-                "subscriptions/listen is served over stdio only",
+                format!("Method not found: {method}"),
+            )),
+            // a declaring client's stream is opened by its transport (`listen`)
+            LISTEN if declared => Err(error(
+                code::INTERNAL_ERROR,
+                "subscriptions/listen opens a stream, which its transport serves",
             )),
             LISTEN if self.has(Fault::ExtListenWithoutCapability) => complete(json!({})),
             LISTEN => Err(missing_capability()),
@@ -513,9 +530,10 @@ impl ExtReference {
         }
     }
 
-    /// Opens a notification stream: the acknowledgement first, then a notifications/tasks for
-    /// each change of a task it watches.
-    fn listen(&self, id: Value, params: &Value) {
+    /// Opens a notification stream writing to `out`: the acknowledgement first, then a
+    /// notifications/tasks for each change of a task it watches.
+    pub fn listen(&self, id: Value, params: &Value, out: mpsc::UnboundedSender<Value>) {
+        let agreed = !self.is(Variant::ExtNoTaskNotifications);
         let watched: Vec<String> = params["notifications"]["taskIds"]
             .as_array()
             .into_iter()
@@ -531,16 +549,24 @@ impl ExtReference {
         };
         if self.has(Fault::ExtNotifyBeforeAck) {
             for t in watched.iter().filter_map(|t| current(t)) {
-                self.send_tagged("notifications/tasks", t, &tag);
+                send_tagged(&out, "notifications/tasks", t, &tag);
             }
         }
-        self.send_tagged(
+        let acknowledged = match agreed {
+            true => json!({"notifications": {"taskIds": watched}}),
+            false => json!({"notifications": {}}),
+        };
+        send_tagged(
+            &out,
             "notifications/subscriptions/acknowledged",
-            json!({"notifications": {"taskIds": watched}}),
+            acknowledged,
             &tag,
         );
+        // the stream stays open until the client leaves, watching what was agreed to
+        let watched = if agreed { watched } else { Vec::new() };
         if self.has(Fault::ExtProgressOnStream) {
-            self.send_tagged(
+            send_tagged(
+                &out,
                 "notifications/message",
                 json!({"level": "info", "data": "listening"}),
                 &tag,
@@ -549,23 +575,17 @@ impl ExtReference {
         self.listening
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push((id, watched));
-    }
-
-    /// Sends a notification on a subscription's stream.
-    fn send_tagged(&self, method: &str, mut params: Value, tag: &Value) {
-        params["_meta"] = tag.clone();
-        let _ = self
-            .out
-            .send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+            .push(Listener { id, watched, out });
     }
 
     /// Tells the streams watching a task that it changed.
     fn announce(&self, task_id: &str, task: &Task) {
-        let listening = self.listening.lock().unwrap_or_else(|p| p.into_inner());
-        for (id, _) in listening
+        let mut listening = self.listening.lock().unwrap_or_else(|p| p.into_inner());
+        // a stream whose client left is closed
+        listening.retain(|l| !l.out.is_closed());
+        for l in listening
             .iter()
-            .filter(|(_, w)| w.iter().any(|t| t == task_id))
+            .filter(|l| l.watched.iter().any(|t| t == task_id))
         {
             let mut detail = self.detail(task_id, task, View::Notification);
             if self.has(Fault::ExtNotificationWithoutPayload) {
@@ -573,10 +593,11 @@ impl ExtReference {
                     detail.as_object_mut().map(|d| d.remove(k));
                 }
             }
-            self.send_tagged(
+            send_tagged(
+                &l.out,
                 "notifications/tasks",
                 detail,
-                &json!({super::META_SUBSCRIPTION: id}),
+                &json!({super::META_SUBSCRIPTION: l.id}),
             );
         }
     }
@@ -823,6 +844,12 @@ impl ExtReference {
 }
 
 /// Cancels a task that is not terminal yet.
+/// Sends a notification on a subscription's stream.
+fn send_tagged(out: &mpsc::UnboundedSender<Value>, method: &str, mut params: Value, tag: &Value) {
+    params["_meta"] = tag.clone();
+    let _ = out.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+}
+
 fn cancel_now(task: &mut Task) {
     if !matches!(task.status, "completed" | "failed" | "cancelled") {
         task.status = "cancelled";

@@ -42,4 +42,14 @@ pub const VARIANTS: &[VariantInfo] = &[
         name: "extra-meta",
         description: "every result carries an extra `_meta` key of its own, every error (a task's too) a `data` member",
     },
+    VariantInfo {
+        variant: ExtNoListen,
+        name: "no-listen",
+        description: "serves no subscriptions/listen: -32601 (status notifications are a MAY)",
+    },
+    VariantInfo {
+        variant: ExtNoTaskNotifications,
+        name: "no-task-notifications",
+        description: "acknowledges a subscriptions/listen for tasks without agreeing to any (no `taskIds`), and sends none",
+    },
 ];
