@@ -24,7 +24,7 @@ key() {
 }
 
 # check NAME TRANSPORT COMMAND ARGS...: one run (`run` for a server, `client` for a client),
-# its reports, and the comparison
+# its reports, and the comparison; PROFILE (default 2025-11-25) is the design of Tasks judged
 check() {
   local name=$1 transport=$2
   shift 2
@@ -32,8 +32,8 @@ check() {
   mkdir -p "$now"
   local start=$SECONDS
   # stretched timeouts: an SDK server starting on a busy machine must not change a verdict;
-  # these SDK releases implement the 2025-11-25 design, so no run spends a start on detection
-  "$taskcheck" "$@" --profile 2025-11-25 --timeout-scale 3 --report-json "$now/report.json" --report-md "$now/report.md" \
+  # each SDK release implements one design, named, so no run spends a start on detection
+  "$taskcheck" "$@" --profile "${PROFILE:-2025-11-25}" --timeout-scale 3 --report-json "$now/report.json" --report-md "$now/report.md" \
     --report-html "$now/report.html" >"$now/terminal.txt" 2>&1 || true
   echo "$name over $transport: $(tail -n 1 "$now/terminal.txt") [$((SECONDS - start)) s]"
   if ((update)); then
@@ -101,9 +101,19 @@ rust_sdk() {
   check rust-rmcp-2.2.0 http run --url-from "$server --http"
 }
 
+# rmcp 3.x implements the Tasks extension (2026-07-28), not 2025-11-25 tasks
+rust_ext_sdk() {
+  local target=$installs/rust-v3-target
+  (cd interop/rust-v3 && CARGO_TARGET_DIR=$target cargo build --release --locked --quiet)
+  local server=$target/release/taskcheck-interop-rust-v3
+  PROFILE=ext-tasks check rust-rmcp-3.11.0-ext stdio run --stdio "$server"
+  PROFILE=ext-tasks check rust-rmcp-3.11.0-ext http run --url-from "$server --http"
+}
+
 python_sdk
 typescript_sdk
 rust_sdk
+rust_ext_sdk
 if ((update)); then
   python3 interop/matrix.py --update
 elif ! python3 interop/matrix.py; then
