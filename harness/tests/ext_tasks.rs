@@ -232,19 +232,21 @@ fn a_recorded_trace_is_judged_by_its_own_profile() {
 #[test]
 fn checks_json_names_mapped_rules_by_the_official_check_and_an_official_baseline_carries_over() {
     let receiver = ext_reference(&["lazy-creation"]);
-    let checks = temp_path("ext-official-checks.json");
-    let (code, out, _) = run(
-        &receiver,
-        &[
+    let run_with = |flag: &str, file: &std::path::Path, tag: &str| {
+        let extra = [
             "--profile",
             "ext-tasks",
             "--scenario",
             "ext-create-poll-complete",
-            "--checks-json",
-            checks.to_str().unwrap(),
-        ],
-        "ext-official",
-    );
+        ];
+        run(
+            &receiver,
+            &[&extra[..], &[flag, file.to_str().unwrap()]].concat(),
+            tag,
+        )
+    };
+    let checks = temp_path("ext-official-checks.json");
+    let (code, out, _) = run_with("--checks-json", &checks, "ext-official");
     assert_eq!(code, 1, "{out}");
     let entries: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&checks).unwrap()).unwrap();
@@ -275,17 +277,6 @@ fn checks_json_names_mapped_rules_by_the_official_check_and_an_official_baseline
         "server:\n  - tasks-dispatch-and-envelope:sep-2663-durable-create-strong-consistency\n",
     )
     .unwrap();
-    let (code, out, _) = run(
-        &receiver,
-        &[
-            "--profile",
-            "ext-tasks",
-            "--scenario",
-            "ext-create-poll-complete",
-            "--expected-failures",
-            baseline.to_str().unwrap(),
-        ],
-        "ext-official-baselined",
-    );
+    let (code, out, _) = run_with("--expected-failures", &baseline, "ext-official-baselined");
     assert_eq!(code, 0, "{out}");
 }

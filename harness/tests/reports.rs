@@ -149,6 +149,91 @@ fn sample() -> RunReport {
     }
 }
 
+/// A fixed run of the Tasks extension's profile: a task tasks/get did not find right after its
+/// creation, what that broke next as its consequence, and notifications not applicable.
+fn sample_ext() -> RunReport {
+    let task = json!({"resultType": "task", "taskId": "t-1", "status": "working",
+        "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 60000});
+    let trace = vec![
+        entry(
+            0,
+            Direction::Out,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "optional_sleep"}}),
+        ),
+        entry(
+            1,
+            Direction::In,
+            json!({"jsonrpc": "2.0", "id": 1, "result": task}),
+        ),
+        entry(
+            2,
+            Direction::Out,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": "t-1"}}),
+        ),
+        entry(
+            3,
+            Direction::In,
+            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "Task not found"}}),
+        ),
+    ];
+    let durable = Check {
+        step: Some("2".into()),
+        ..Check::judged(
+            "ext-tasks.create.durable",
+            false,
+            "tasks/get of \"t-1\", asked after its CreateTaskResult, answered {\"code\":-32602}",
+            vec![2, 3],
+        )
+    };
+    let poll = Check {
+        step: Some("2".into()),
+        ..Check::judged(
+            "ext-tasks.get.completed-result",
+            false,
+            "tasks/get answered error {\"code\":-32602}",
+            vec![2, 3],
+        )
+    }
+    .following(Root {
+        rule: "ext-tasks.create.durable".into(),
+        scenario: "ext-create-poll-complete".into(),
+        step: Some("2".into()),
+    });
+    RunReport {
+        profile: mcp_taskcheck::profile::Profile::ExtTasks,
+        receiver: "my-server --stdio".into(),
+        transport: "stdio".into(),
+        started: "2026-01-01T00:00:00Z".into(),
+        duration: Duration::from_millis(321),
+        cpu: None,
+        scenarios: vec![
+            scenario(
+                "ext-create-poll-complete",
+                vec![
+                    Check::judged(
+                        "ext-tasks.result-type.task-on-create",
+                        true,
+                        "a CreateTaskResult with resultType \"task\"",
+                        vec![0, 1],
+                    ),
+                    durable,
+                    poll,
+                ],
+                trace,
+            ),
+            scenario(
+                "ext-notifications",
+                vec![Check::with(
+                    "ext-tasks.notifications.detailed-task",
+                    Verdict::NotApplicable,
+                    "the server serves no subscriptions/listen (task status notifications are a MAY)",
+                )],
+                vec![],
+            ),
+        ],
+    }
+}
+
 fn snapshot(name: &str, text: &str) {
     let text = text.replace(env!("CARGO_PKG_VERSION"), "[version]");
     insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false}, {
@@ -172,6 +257,36 @@ fn every_format_renders_the_same_run() {
     snapshot(
         "checks.json",
         &serde_json::to_string_pretty(&report.checks_json(&outcome)).unwrap(),
+    );
+}
+
+#[test]
+fn every_format_renders_a_run_of_the_extension() {
+    let report = sample_ext();
+    let outcome = report.outcome(FailOn::Must, None);
+    assert_eq!(outcome.code, 1);
+    snapshot("ext-terminal", &report.terminal(&outcome, false));
+    let json = report.json(&outcome);
+    assert!(jsonschema::is_valid(
+        &serde_json::from_str(REPORT_SCHEMA).unwrap(),
+        &json
+    ));
+    snapshot(
+        "ext-report.json",
+        &serde_json::to_string_pretty(&json).unwrap(),
+    );
+    snapshot("ext-junit.xml", &report.junit(&outcome));
+    snapshot("ext-summary.md", &report.markdown(&outcome));
+    snapshot("ext-report.html", &report.html(&outcome));
+    // the durable-creation failure carries the official suite's check id
+    let checks = report.checks_json(&outcome);
+    assert_eq!(
+        checks[1]["id"],
+        "sep-2663-durable-create-strong-consistency"
+    );
+    snapshot(
+        "ext-checks.json",
+        &serde_json::to_string_pretty(&checks).unwrap(),
     );
 }
 

@@ -3,7 +3,7 @@
 //! tasks/update, a task followed to its end by polling (there is no tasks/result), and
 //! cancellation as the acknowledgement it is. tasks/list does not exist: a `List` is left out.
 
-use super::ops::{send, step, Offer, Op, Steps, PLAIN_TOOLS, TASK_TOOLS};
+use super::ops::{fixture_call, send, step, Offer, Op, Steps};
 use crate::profile::ext_tasks::{EXTENSION, META_CAPABILITIES};
 use crate::scenario::{Expect, StepKind};
 use serde_json::json;
@@ -14,7 +14,6 @@ const TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
 
 /// The steps of `ops` under the extension.
 pub fn steps(ops: &[Op], offer: &Offer) -> Steps {
-    let has = |tool: &str| offer.tools.iter().any(|t| t == tool);
     let mut steps = Vec::new();
     let mut tasks = 0usize;
     let mut tools: Vec<String> = Vec::new();
@@ -22,14 +21,10 @@ pub fn steps(ops: &[Op], offer: &Offer) -> Steps {
         let pick = |i: &usize| (tasks > 0).then(|| i % tasks);
         match op {
             Op::Create { tool, ms, task, .. } => {
-                let name = TASK_TOOLS[tool % TASK_TOOLS.len()];
-                if !has(name) || (!task && !PLAIN_TOOLS.contains(&name)) {
+                let Some((name, mut params)) = fixture_call(offer, *tool, *ms, *task, &mut tools)
+                else {
                     continue;
-                }
-                if !tools.iter().any(|t| t == name) {
-                    tools.push(name.to_string());
-                }
-                let mut params = json!({"name": name, "arguments": {"ms": ms}});
+                };
                 if !task {
                     // a request that does not declare the extension gets no task
                     params["_meta"] = json!({META_CAPABILITIES: {"elicitation": {}}});

@@ -18,7 +18,7 @@ pub const TASK_TOOLS: [&str; 6] = [
     "elicit_input",
 ];
 /// Fixture tools called without a task too (none of them waits for taskcheck).
-pub const PLAIN_TOOLS: [&str; 4] = [
+const PLAIN_TOOLS: [&str; 4] = [
     "optional_sleep",
     "tool_error",
     "protocol_error",
@@ -147,9 +147,27 @@ pub fn scenario(id: &str, title: &str, ops: &[Op], offer: &Offer) -> Scenario {
 /// What a sequence becomes: its steps, the fixture tools and server capabilities they need.
 pub(super) type Steps = (Vec<Step>, Vec<String>, Vec<String>);
 
+/// The fixture tool a create draws and its tools/call params, if the receiver offers it (and,
+/// for a call without a task, the tool runs plainly); the tool joins the ones `tools` needs.
+pub(super) fn fixture_call(
+    offer: &Offer,
+    tool: usize,
+    ms: u64,
+    task: bool,
+    tools: &mut Vec<String>,
+) -> Option<(&'static str, Value)> {
+    let name = TASK_TOOLS[tool % TASK_TOOLS.len()];
+    if !offer.tools.iter().any(|t| t == name) || (!task && !PLAIN_TOOLS.contains(&name)) {
+        return None;
+    }
+    if !tools.iter().any(|t| t == name) {
+        tools.push(name.to_string());
+    }
+    Some((name, json!({"name": name, "arguments": {"ms": ms}})))
+}
+
 /// The steps of `ops` under 2025-11-25: task-augmented calls, tasks/result, tasks/list.
 fn steps_2025(ops: &[Op], offer: &Offer) -> Steps {
-    let has = |tool: &str| offer.tools.iter().any(|t| t == tool);
     let mut steps = Vec::new();
     let mut tasks = 0usize;
     let mut terminal: Vec<bool> = Vec::new();
@@ -163,14 +181,10 @@ fn steps_2025(ops: &[Op], offer: &Offer) -> Steps {
                 task,
                 ttl,
             } => {
-                let name = TASK_TOOLS[tool % TASK_TOOLS.len()];
-                if !has(name) || (!task && !PLAIN_TOOLS.contains(&name)) {
+                let Some((name, mut params)) = fixture_call(offer, *tool, *ms, *task, &mut tools)
+                else {
                     continue;
-                }
-                if !tools.iter().any(|t| t == name) {
-                    tools.push(name.to_string());
-                }
-                let mut params = json!({"name": name, "arguments": {"ms": ms}});
+                };
                 if !task {
                     steps.push(send("tools/call", params));
                     continue;

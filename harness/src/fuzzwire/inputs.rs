@@ -119,7 +119,7 @@ pub fn draw(
     tasks: bool,
     fixtures: &FixtureMap,
 ) -> Input {
-    let mut input = draw_2025(rng, case, offer, tasks, fixtures);
+    let mut input = draw_lines(rng, case, offer, tasks, fixtures);
     if offer.profile == Profile::ExtTasks {
         // every request carries the per-request _meta, so what is wrong is the input alone
         input.lines = input.lines.iter().map(|l| stamped(l)).collect();
@@ -175,8 +175,8 @@ fn classes(offer: &Offer, tasks: bool) -> Vec<Class> {
     classes
 }
 
-/// The case as the 2025-11-25 profile sends it.
-fn draw_2025(
+/// The case, before the extension's per-request `_meta` is added to its lines.
+fn draw_lines(
     rng: &mut impl Rng,
     case: u64,
     offer: &Offer,
