@@ -473,7 +473,9 @@ async fn prerequisites(
         return Ok(Prepared::Run(BTreeMap::new()));
     }
     let tools = list_tools(session, &config.limits).await?;
-    let negotiates = monitor::has_capability(&info.capabilities, "tasks.requests.tools.call");
+    // execution.taskSupport is the 2025-11-25 design's: the extension's fixture roles need none
+    let negotiates = scenario.profile == Profile::Tasks2025
+        && monitor::has_capability(&info.capabilities, "tasks.requests.tools.call");
     let unavailable: BTreeMap<String, String> = req
         .tools
         .iter()
