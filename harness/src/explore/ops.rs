@@ -111,6 +111,7 @@ pub(super) fn send(method: &str, params: Value) -> Step {
         within: None,
         save: None,
         abandon_after_ms: None,
+        hold_open: false,
         headers: Default::default(),
     })
 }

@@ -142,6 +142,23 @@ fn asks_input(outcome: &Outcome) -> Option<&Value> {
     }
 }
 
+/// Stops the scenario as not applicable if the answer matches the step's `not_applicable_if`.
+fn not_applicable(step: &Step, answer: &Outcome, state: &State) -> Result<(), Stop> {
+    let Some(n) = &step.not_applicable_if else {
+        return Ok(());
+    };
+    if expect_holds(&n.answer, answer, &mut state.vars.clone()).is_err() {
+        return Ok(());
+    }
+    let why = match (&step.kind, answer) {
+        (StepKind::Notification { method }, Outcome::Result(p)) => {
+            format!("{}: it sent {method} {}", n.because, matcher::short(p))
+        }
+        _ => format!("{}: it answered {}", n.because, describe(answer)),
+    };
+    Err(Stop::NotApplicable(why))
+}
+
 fn outcome_value(outcome: &Outcome) -> &Value {
     match outcome {
         Outcome::Result(v) | Outcome::Error(v) => v,
@@ -245,17 +262,7 @@ impl<'a> Exec<'a> {
         evidence: Vec<u64>,
         state: &mut State,
     ) -> Result<(), Stop> {
-        if let Some(n) = &step.not_applicable_if {
-            if expect_holds(&n.answer, answer, &mut state.vars.clone()).is_ok() {
-                let why = match (&step.kind, answer) {
-                    (StepKind::Notification { method }, Outcome::Result(p)) => {
-                        format!("{}: it sent {method} {}", n.because, matcher::short(p))
-                    }
-                    _ => format!("{}: it answered {}", n.because, describe(answer)),
-                };
-                return Err(Stop::NotApplicable(why));
-            }
-        }
+        not_applicable(step, answer, state)?;
         let primary = step.expect.as_ref().map(|e| (step.rule.clone(), e));
         let extra = step
             .checks
@@ -350,17 +357,23 @@ impl<'a> Exec<'a> {
                 method,
                 params,
                 abandon_after_ms: Some(ms),
+                hold_open,
                 ..
             } => {
                 let params = subst(params, &state.vars)?;
                 let session = self.session_of(step)?;
                 let wait = self.config.limits.scaled(*ms);
-                match session.request_open(method, params, wait, Vec::new()).await {
-                    // an answer before the wait ends may show the scenario does not apply
+                let asked = match hold_open {
+                    true => session.request_open(method, params, wait, Vec::new()).await,
+                    false => session.request(method, params, wait).await,
+                };
+                match asked {
+                    // not judged; but an answer before the wait ends may show the scenario
+                    // does not apply
                     Ok(reply) => {
                         state.sent_by.insert(reply.asked, state.label.clone());
                         state.last_answer = Some(reply.seq);
-                        self.judge_answer(step, &reply.outcome, vec![reply.asked, reply.seq], state)
+                        not_applicable(step, &reply.outcome, state)
                     }
                     Err(RequestError::Timeout { .. }) => Ok(()),
                     Err(e) => Err(e.into()),

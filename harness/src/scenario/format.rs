@@ -160,6 +160,9 @@ pub enum StepKind {
         save: Option<String>,
         /// Give up waiting after this many ms without judging (HTTP drops the stream).
         abandon_after_ms: Option<u64>,
+        /// With `abandon_after_ms`: the request stays open past it (a subscriptions/listen
+        /// stream), and what the receiver sends on it still arrives.
+        hold_open: bool,
         /// HTTP headers set against what the body calls for (null: left out); other
         /// transports send the message alone.
         headers: BTreeMap<String, Option<String>>,
@@ -288,6 +291,8 @@ pub struct RawStep {
     pub peer: Option<PeerName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abandon_after_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hold_open: bool,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, Option<String>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -359,6 +364,7 @@ impl TryFrom<RawStep> for Step {
                 "timeout_ms",
                 "peer",
                 "abandon_after_ms",
+                "hold_open",
                 "given",
                 "headers",
                 "not_applicable_if",
@@ -393,6 +399,7 @@ impl TryFrom<RawStep> for Step {
             ("timeout_ms", raw.timeout_ms.is_some()),
             ("peer", raw.peer.is_some()),
             ("abandon_after_ms", raw.abandon_after_ms.is_some()),
+            ("hold_open", raw.hold_open),
             ("headers", !raw.headers.is_empty()),
             ("given", !raw.given.is_empty()),
             ("not_applicable_if", raw.not_applicable_if.is_some()),
@@ -409,6 +416,12 @@ impl TryFrom<RawStep> for Step {
         if let Some(n) = &raw.not_applicable_if {
             validate_expect(&n.answer)?;
         }
+        if raw.hold_open && raw.abandon_after_ms.is_none() {
+            return Err(
+                "`hold_open` keeps a request open past `abandon_after_ms`, which the step lacks"
+                    .into(),
+            );
+        }
         let params = raw.params.unwrap_or(Value::Null);
         let kind = match kind_name {
             "send" => StepKind::Send {
@@ -418,6 +431,7 @@ impl TryFrom<RawStep> for Step {
                 within: raw.within,
                 save: raw.save,
                 abandon_after_ms: raw.abandon_after_ms,
+                hold_open: raw.hold_open,
                 headers: raw.headers,
             },
             "notify" => StepKind::Notify {
@@ -507,6 +521,7 @@ impl From<Step> for RawStep {
                 within,
                 save,
                 abandon_after_ms,
+                hold_open,
                 headers,
             } => {
                 raw.headers = headers;
@@ -516,6 +531,7 @@ impl From<Step> for RawStep {
                 raw.within = within;
                 raw.save = save;
                 raw.abandon_after_ms = abandon_after_ms;
+                raw.hold_open = hold_open;
             }
             StepKind::Notify { method, params: p } => {
                 raw.notify = Some(method);
