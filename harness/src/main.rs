@@ -649,9 +649,7 @@ async fn dispatch(cli: Cli) -> i32 {
             // the scenarios and rules of one profile (2025-11-25 unless --profile says)
             let profile = *lib.profile.get_or_insert_with(Profile::default);
             if fixtures {
-                print!("{}", mcp_taskcheck::fixtures::contract_table());
-                println!("\nClient receivers (`taskcheck client`):\n");
-                print!("{}", mcp_taskcheck::fixtures::client::contract_table());
+                print!("{}", profile.fixture_contract());
             } else {
                 print!("{}", inspect::list(&selected(&lib, &select), profile));
             }

@@ -182,6 +182,13 @@ fn list_coverage_and_explain_speak_of_the_profile() {
         text.contains("ext-input-round-trip") && !text.contains("create-poll-result "),
         "{text}"
     );
+    // the fixture contract is the extension's
+    let out = taskcheck(&["list", "--fixtures", "--profile", "ext-tasks"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for (tool, _) in ext_tasks::reference::TOOLS {
+        assert!(text.contains(&format!("| `{tool}` |")), "{tool}: {text}");
+    }
+    assert!(!text.contains("sync_echo"), "{text}");
     let out = taskcheck(&["explain", "ext-tasks.update.ack-empty"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(

@@ -88,6 +88,18 @@ impl Profile {
         }
     }
 
+    /// The fixture contract receivers of this profile play (`taskcheck list --fixtures`).
+    pub fn fixture_contract(self) -> String {
+        match self {
+            Profile::Tasks2025 => format!(
+                "{}\nClient receivers (`taskcheck client`):\n\n{}",
+                crate::fixtures::contract_table(),
+                crate::fixtures::client::contract_table()
+            ),
+            Profile::ExtTasks => ext_tasks::reference::contract_table(),
+        }
+    }
+
     /// The server capability (a dotted path) under which tools/call can create tasks.
     pub fn task_tools_capability(self) -> &'static str {
         match self {

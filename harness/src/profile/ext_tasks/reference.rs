@@ -25,6 +25,20 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("confirm_first", "asks a confirmation (`confirm`) over an InputRequiredResult before it creates its task; retried with the answer and `requestState`, creates the task, which returns \"Confirmed: <confirm>\"; only as a task"),
 ];
 
+/// The extension's fixture contract as a Markdown table (`taskcheck list --fixtures --profile
+/// ext-tasks`).
+pub fn contract_table() -> String {
+    let mut out = String::from("| tool | behaviour |\n|---|---|\n");
+    for (name, what) in TOOLS {
+        out.push_str(&format!("| `{name}` | {what} |\n"));
+    }
+    out.push_str("\nEvery tool takes an optional integer `ms` (default 0). Text results are one `{\"type\":\"text\"}` item. ");
+    out.push_str(&format!(
+        "The server creates a task for every call whose request declares the extension; server/discover declares `{{\"extensions\":{{\"{EXTENSION}\":{{}}}}}}`.\n"
+    ));
+    out
+}
+
 /// The confirmation confirm_first asks before it creates its task.
 const CONFIRM: &str = "confirm";
 /// The `requestState` confirm_first hands out and expects back.
