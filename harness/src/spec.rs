@@ -100,8 +100,13 @@ impl Rule {
 
     /// The official check id `checks.json` names the rule's checks by, if it has one.
     pub fn official_check(&self) -> Option<&str> {
+        self.official_checks().next()
+    }
+
+    /// Every official check id (without its scenario) that judges the rule's requirement.
+    pub fn official_checks(&self) -> impl Iterator<Item = &str> {
         self.official
-            .first()
+            .iter()
             .map(|o| o.split_once(':').map_or(o.as_str(), |(_, check)| check))
     }
 

@@ -1,6 +1,6 @@
 //! `taskcheck fuzz-wire`: malformed and edge-case messages sent to a live receiver, each in a
 //! fresh session. Every answer is judged against JSON-RPC 2.0 and the Tasks error rules, and
-//! the receiver must still answer `ping` afterwards. A case that breaks a rule is saved as a
+//! the receiver must still answer `ping` (`server/discover` under ext-tasks) afterwards. A case that breaks a rule is saved as a
 //! file `--replay` runs again.
 
 pub mod inputs;
@@ -252,10 +252,12 @@ fn answer_wait(input: &Input, config: &Config) -> Duration {
     }
 }
 
-/// The survival check: `ping` answered with a result after the input. Before initialize only
+/// The survival check: the liveness request (`ping`, or `server/discover` under ext-tasks)
+/// answered with a result after the input. Before initialize only
 /// ping is allowed, so a receiver that stops after another early request is only warned.
 fn survival(input: &Input, outcome: Result<Outcome, String>, seq: Vec<u64>) -> Check {
     let rule = "wire.survives";
+    let probe = input.profile.liveness_method();
     let failed = |why: String| {
         let early = input.before_init && !input.is_ping();
         let check = Check::judged(rule, false, format!("after the input: {why}"), seq.clone());
@@ -272,8 +274,8 @@ fn survival(input: &Input, outcome: Result<Outcome, String>, seq: Vec<u64>) -> C
         }
     };
     match outcome {
-        Ok(Outcome::Result(_)) => Check::judged(rule, true, "ping answered", seq),
-        Ok(e @ Outcome::Error(_)) => failed(format!("ping was answered with {}", shown(&e))),
+        Ok(Outcome::Result(_)) => Check::judged(rule, true, format!("{probe} answered"), seq),
+        Ok(e @ Outcome::Error(_)) => failed(format!("{probe} was answered with {}", shown(&e))),
         Err(why) => failed(why),
     }
 }
@@ -332,7 +334,7 @@ pub async fn run_case<C: Connect>(
         }
     }
     let ping = session
-        .request("ping", json!({}), config.limits.request)
+        .request(profile.liveness_method(), json!({}), config.limits.request)
         .await;
     checks.push(match ping {
         Ok(reply) => survival(input, Ok(reply.outcome), vec![reply.seq]),

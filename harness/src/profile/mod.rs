@@ -108,6 +108,15 @@ impl Profile {
         }
     }
 
+    /// The request that asks whether a receiver still answers, with a result: ping, which
+    /// 2026-07-28 removed, so server/discover there.
+    pub fn liveness_method(self) -> &'static str {
+        match self {
+            Profile::Tasks2025 => "ping",
+            Profile::ExtTasks => "server/discover",
+        }
+    }
+
     /// The client capabilities a scenario declares unless it says otherwise.
     pub fn default_client_capabilities(self) -> Value {
         match self {

@@ -138,11 +138,8 @@ type Refusal = (StatusCode, String);
 
 /// Checks what every request must carry: a local Origin, a known protocol version.
 fn check_common(headers: &HeaderMap) -> Result<(), Refusal> {
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let origin = origin.to_str().unwrap_or("");
-        if !matches!(origin_host(origin), "localhost" | "127.0.0.1" | "[::1]") {
-            return Err((StatusCode::FORBIDDEN, "Origin not allowed".into()));
-        }
+    if !local_origin(headers) {
+        return Err((StatusCode::FORBIDDEN, "Origin not allowed".into()));
     }
     match headers
         .get(VERSION_HEADER)
@@ -154,6 +151,15 @@ fn check_common(headers: &HeaderMap) -> Result<(), Refusal> {
             format!("unsupported MCP-Protocol-Version {other:?}"),
         )),
     }
+}
+
+/// Whether a request comes from a local page, or from no page at all (no Origin): what a
+/// server on loopback accepts, against DNS rebinding.
+pub fn local_origin(headers: &HeaderMap) -> bool {
+    headers.get(header::ORIGIN).is_none_or(|origin| {
+        let origin = origin.to_str().unwrap_or("");
+        matches!(origin_host(origin), "localhost" | "127.0.0.1" | "[::1]")
+    })
 }
 
 /// The host of an Origin (`http://[::1]:8080` -> `[::1]`).

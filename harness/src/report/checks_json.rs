@@ -46,6 +46,9 @@ impl RunReport {
                             "expectedByBaseline": outcome.fails(c) && outcome.is_expected(&s.id, c),
                         },
                     });
+                    if let Some(r) = r.filter(|r| !r.official.is_empty()) {
+                        entry["details"]["officialChecks"] = json!(r.official_checks().collect::<Vec<_>>());
+                    }
                     if matches!(c.verdict, Verdict::Fail | Verdict::Error | Verdict::Warn) {
                         entry["errorMessage"] = json!(c.message);
                     }

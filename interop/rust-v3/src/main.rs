@@ -29,8 +29,30 @@ struct Sleep {
     ms: u64,
 }
 
-/// The `requestState` confirm_first hands out: an opaque handle, nothing to protect.
-const CONFIRM_STATE: &str = "confirm_first";
+/// The arguments of the official suite's `greet`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct Greet {
+    #[serde(default)]
+    name: String,
+}
+
+/// The arguments of the official suite's `slow_compute`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct Compute {
+    #[serde(default)]
+    seconds: f64,
+    #[serde(default)]
+    label: String,
+}
+
+/// The arguments of the official suite's `confirm_delete` (read from the request by its task;
+/// declared here for the tool's input schema).
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Delete {
+    #[serde(default)]
+    filename: String,
+}
 
 fn text(value: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(value.into())])
@@ -40,11 +62,11 @@ async fn sleep(ms: u64) {
     tokio::time::sleep(Duration::from_millis(ms)).await;
 }
 
-/// A form elicitation asking for one string `field`.
-fn elicitation(message: &str, field: &str) -> InputRequest {
+/// A form elicitation asking for one `field` of a JSON type (`string`, `boolean`).
+fn elicitation(message: &str, field: &str, kind: &str) -> InputRequest {
     let schema = serde_json::from_value(json!({
         "type": "object",
-        "properties": {field: {"type": "string"}},
+        "properties": {field: {"type": kind}},
         "required": [field],
     }))
     .expect("a valid elicitation schema");
@@ -66,7 +88,7 @@ fn answered(answer: &Value, field: &str) -> String {
 
 /// Asks one input request of a running task and waits for its answer.
 async fn ask(ctx: &TaskContext, key: &str, message: &str, field: &str) -> Result<String, TaskExit> {
-    let answer = ctx.request_input(key, elicitation(message, field)).await?;
+    let answer = ctx.request_input(key, elicitation(message, field, "string")).await?;
     Ok(answered(&answer, field))
 }
 
@@ -128,6 +150,59 @@ impl Fixtures {
     async fn confirm_first(&self) -> Result<CallToolResult, McpError> {
         Err(needs_tasks())
     }
+
+    // the official conformance suite's tasks fixtures (interop/calibrate.sh)
+
+    #[tool(description = "official conformance fixture greet: never a task")]
+    async fn greet(&self, Parameters(Greet { name }): Parameters<Greet>) -> Result<CallToolResult, McpError> {
+        Ok(text(format!("Hello, {name}!")))
+    }
+
+    #[tool(description = "official conformance fixture slow_compute: sleeps `seconds`")]
+    async fn slow_compute(&self, Parameters(c): Parameters<Compute>) -> Result<CallToolResult, McpError> {
+        sleep(seconds_ms(c.seconds)).await;
+        Ok(text(format!("{} done", c.label)))
+    }
+
+    #[tool(description = "official conformance fixture failing_job: only as a task")]
+    async fn failing_job(&self) -> Result<CallToolResult, McpError> {
+        Err(needs_tasks())
+    }
+
+    #[tool(description = "official conformance fixture protocol_error_job")]
+    async fn protocol_error_job(&self) -> Result<CallToolResult, McpError> {
+        Err(McpError::internal_error("protocol_error_job failed", None))
+    }
+
+    #[tool(description = "official conformance fixture confirm_delete: only as a task")]
+    async fn confirm_delete(&self, Parameters(_d): Parameters<Delete>) -> Result<CallToolResult, McpError> {
+        Err(needs_tasks())
+    }
+
+    #[tool(description = "official conformance fixture multi_input: only as a task")]
+    async fn multi_input(&self) -> Result<CallToolResult, McpError> {
+        Err(needs_tasks())
+    }
+
+    #[tool(description = "official conformance fixture test_tool_with_task: only as a task")]
+    async fn test_tool_with_task(&self) -> Result<CallToolResult, McpError> {
+        Err(needs_tasks())
+    }
+}
+
+/// Seconds as whole milliseconds.
+fn seconds_ms(seconds: f64) -> u64 {
+    (seconds.max(0.0) * 1000.0) as u64
+}
+
+/// What a tool asks over an InputRequiredResult before its task exists: the key and the
+/// form's one field.
+fn pre_task_question(name: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    match name {
+        "confirm_first" => Some(("confirm", "confirm", "Proceed?")),
+        "test_tool_with_task" => Some(("user_name", "name", "Your name?")),
+        _ => None,
+    }
 }
 
 /// The error of a tool that runs only as a task, called without the extension.
@@ -136,10 +211,34 @@ fn needs_tasks() -> McpError {
 }
 
 /// The work of a fixture tool run as a task.
-async fn work(name: &str, ms: u64, confirmed: Option<String>, ctx: TaskContext) -> Result<CallToolResult, TaskExit> {
+async fn work(name: &str, args: Value, confirmed: Option<String>, ctx: TaskContext) -> Result<CallToolResult, TaskExit> {
+    let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
     let run = async {
         sleep(ms).await;
         match name {
+            "slow_compute" => {
+                sleep(seconds_ms(args.get("seconds").and_then(Value::as_f64).unwrap_or(0.0))).await;
+                Ok(text(format!("{} done", args.get("label").and_then(Value::as_str).unwrap_or_default())))
+            }
+            "failing_job" => {
+                sleep(1000).await;
+                Ok(CallToolResult::error(vec![ContentBlock::text("failing_job failed")]))
+            }
+            "protocol_error_job" => Err(TaskExit::Error(McpError::internal_error("protocol_error_job failed", None))),
+            "confirm_delete" => {
+                let file = args.get("filename").and_then(Value::as_str).unwrap_or_default().to_string();
+                let answer = ctx.request_input("confirm", elicitation("Delete the file?", "confirm", "boolean")).await?;
+                let confirmed = answer.pointer("/content/confirm") == Some(&json!(true));
+                Ok(text(format!("{} {file}", if confirmed { "Deleted" } else { "Kept" })))
+            }
+            "multi_input" => {
+                let (one, two) = tokio::join!(
+                    ctx.request_input("first", elicitation("First input?", "name", "string")),
+                    ctx.request_input("second", elicitation("Second input?", "name", "string")),
+                );
+                Ok(text(format!("Received {} and {}", answered(&one?, "name"), answered(&two?, "name"))))
+            }
+            "test_tool_with_task" => Ok(text(format!("Hello, {}!", confirmed.unwrap_or_default()))),
             "tool_error" => Ok(CallToolResult::error(vec![ContentBlock::text("tool_error failed")])),
             "protocol_error" => Err(TaskExit::Error(McpError::internal_error("protocol_error failed", None))),
             "elicit_input" => Ok(text(format!("Hello, {}!", ask(&ctx, "name", "Please enter your name.", "name").await?))),
@@ -177,28 +276,29 @@ impl ServerHandler for Fixtures {
         let client_supports_tasks = context.client_capabilities().is_some_and(|caps| caps.supports_tasks());
         let name = request.name.to_string();
         let fixture = self.tool_router.list_all().iter().any(|t| t.name == name);
-        if !client_supports_tasks || !fixture {
+        // greet never makes a task
+        if !client_supports_tasks || !fixture || name == "greet" {
             let tcc = ToolCallContext::new(self, request, context);
             return self.tool_router.call(tcc).await;
         }
-        let ms = request.arguments.as_ref().and_then(|a| a.get("ms")).and_then(Value::as_u64).unwrap_or(0);
+        let args = Value::Object(request.arguments.clone().unwrap_or_default());
         let mut confirmed = None;
-        if name == "confirm_first" {
-            // the confirmation is asked over an InputRequiredResult before the task exists
-            let answer = request.input_responses.as_ref().and_then(|r| r.get("confirm"));
+        if let Some((key, field, message)) = pre_task_question(&name) {
+            // the question is asked over an InputRequiredResult before the task exists
+            let answer = request.input_responses.as_ref().and_then(|r| r.get(key));
             match (request.request_state.as_deref(), answer) {
-                (Some(CONFIRM_STATE), Some(answer)) => confirmed = Some(answered(answer, "confirm")),
+                (Some(state), Some(answer)) if state == name => confirmed = Some(answered(answer, field)),
                 _ => {
                     let mut asks = InputRequests::new();
-                    asks.insert("confirm".into(), elicitation("Proceed?", "confirm"));
-                    let mut ask = InputRequiredResult::from_request_state(CONFIRM_STATE);
+                    asks.insert(key.into(), elicitation(message, field, "string"));
+                    let mut ask = InputRequiredResult::from_request_state(name.as_str());
                     ask.input_requests = Some(asks);
                     return Ok(CallToolResponse::InputRequired(ask));
                 }
             }
         }
         let task = self.tasks.spawn(TaskOptions::default(), move |ctx| {
-            Box::pin(async move { work(&name, ms, confirmed, ctx).await })
+            Box::pin(async move { work(&name, args, confirmed, ctx).await })
         });
         Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
     }

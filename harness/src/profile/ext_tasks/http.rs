@@ -1,7 +1,8 @@
 //! The extension's reference receiver over Streamable HTTP (2026-07-28): stateless, no session,
 //! one JSON answer per POST (a subscriptions/listen stream is its POST's SSE answer). It checks the request metadata headers against the body as the
 //! transport requires (400 with -32020 HeaderMismatch when they are missing or differ) and
-//! answers with the HTTP status the core revision gives each error.
+//! answers with the HTTP status the core revision gives each error; a request from a page of
+//! another origin gets 403 (DNS rebinding).
 
 use super::reference::ExtReference;
 use crate::reference::faults::{Fault, Faults};
@@ -44,6 +45,9 @@ async fn on_post(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    if !crate::reference::http::local_origin(&headers) {
+        return (StatusCode::FORBIDDEN, "Origin not allowed").into_response();
+    }
     let refuse = |code: i64, message: String| {
         let error = json!({"jsonrpc": "2.0", "id": null,
             "error": {"code": code, "message": message}});

@@ -6,6 +6,7 @@
 pub mod faults;
 pub mod http;
 pub mod monitor;
+pub mod official_tools;
 pub mod reference;
 pub mod variants;
 

@@ -2,6 +2,7 @@
 //! with a task whenever the request declares the extension, and passes every check of the
 //! profile; each `Fault` of `faults.rs` breaks one rule.
 
+use super::official_tools::{self, Runs};
 use super::{declares, request_capabilities, EXTENSION, META_VERSION, MISSING_CAPABILITY};
 use crate::reference::faults::{Fault, Faults};
 use crate::reference::variants::Variant;
@@ -36,6 +37,14 @@ pub fn contract_table() -> String {
     out.push_str(&format!(
         "The server creates a task for every call whose request declares the extension; server/discover declares `{{\"extensions\":{{\"{EXTENSION}\":{{}}}}}}`.\n"
     ));
+    let official: Vec<String> = official_tools::TOOLS
+        .iter()
+        .map(|t| format!("`{}`", t.name))
+        .collect();
+    out.push_str(&format!(
+        "\nThe reference receiver also serves the official conformance suite's tasks fixtures ({}) so `interop/calibrate.sh` can run that suite against it; they are not part of this contract.\n",
+        official.join(", ")
+    ));
     out
 }
 
@@ -61,6 +70,9 @@ enum View {
 const LISTEN: &str = "subscriptions/listen";
 /// How long a task lives, in ms.
 const TTL_MS: u64 = 60_000;
+/// How long a client may cache server/discover and tools/list, in ms: not at all, as faults
+/// and variants change them from run to run.
+const CACHE_TTL_MS: u64 = 0;
 /// The poll interval the reference suggests, in ms.
 const POLL_MS: u64 = 50;
 
@@ -124,11 +136,41 @@ fn elicitation(message: &str, field: &str) -> Value {
         "requestedSchema": {"type": "object", "properties": {field: {"type": "string"}}, "required": [field]}}})
 }
 
-/// The confirmation a retried confirm_first call carries with its `requestState`, if any.
-fn confirmation(params: &Value) -> Option<String> {
-    let answer = params.get("inputResponses")?.get(CONFIRM)?;
+/// What confirm_first asks over its InputRequiredResult: the key, the form's one field and
+/// its message.
+#[derive(Clone, Copy)]
+struct PreTaskAsk {
+    key: &'static str,
+    field: &'static str,
+    message: &'static str,
+}
+
+/// confirm_first's own question.
+const CONFIRM_ASK: PreTaskAsk = PreTaskAsk {
+    key: CONFIRM,
+    field: CONFIRM,
+    message: "Proceed?",
+};
+/// The question of the official suite's test_tool_with_task, which runs as confirm_first.
+const USER_NAME: PreTaskAsk = PreTaskAsk {
+    key: "user_name",
+    field: "name",
+    message: "Your name?",
+};
+
+/// The answer a retried confirm_first call carries with its `requestState`, if any.
+fn confirmation(params: &Value, ask: PreTaskAsk) -> Option<String> {
+    let answer = params.get("inputResponses")?.get(ask.key)?;
     (params.get("requestState") == Some(&json!(CONFIRM_STATE)))
-        .then(|| answer_text(answer, CONFIRM))
+        .then(|| answer_text(answer, ask.field))
+}
+
+/// When one of the reference's own tools makes a task.
+fn own_runs(name: &str) -> Runs {
+    match name.starts_with("elicit") || matches!(name, "required_sleep" | "confirm_first") {
+        true => Runs::TaskOnly,
+        false => Runs::Either,
+    }
 }
 
 /// The text an elicitation answer gave for `field` ("?" when declined).
@@ -166,9 +208,12 @@ impl ExtReference {
         self.tasks.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Whether a request opens a notification stream (its transport serves it with `listen`).
+    /// Whether a request opens a notification stream (its transport serves it with `listen`):
+    /// a listen, unless it asks for task notifications without declaring the extension.
     pub fn opens_stream(&self, method: &str, params: &Value) -> bool {
-        method == LISTEN && declares(request_capabilities(params)) && !self.is(Variant::ExtNoListen)
+        let asks_tasks = params["notifications"].get("taskIds").is_some();
+        let allowed = declares(request_capabilities(params)) || !asks_tasks;
+        method == LISTEN && allowed && !self.is(Variant::ExtNoListen)
     }
 
     async fn handle(self: Arc<Self>, id: Value, method: String, params: Value) {
@@ -241,14 +286,13 @@ impl ExtReference {
         };
         match method {
             "server/discover" => complete(self.discover()),
-            "ping" => complete(json!({})),
             "tools/list" => self.tools_list(),
             LISTEN if self.is(Variant::ExtNoListen) => Err(error(
                 code::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),
             )),
-            // a declaring client's stream is opened by its transport (`listen`)
-            LISTEN if declared => Err(error(
+            // a listen the server serves is a stream its transport opens (`listen`)
+            LISTEN if self.opens_stream(method, params) => Err(error(
                 code::INTERNAL_ERROR,
                 "subscriptions/listen opens a stream, which its transport serves",
             )),
@@ -284,7 +328,7 @@ impl ExtReference {
             true => json!(["2025-11-25"]),
             false => json!([super::PROTOCOL_VERSION]),
         };
-        json!({"supportedVersions": versions, "capabilities": capabilities,
+        json!({"supportedVersions": versions, "capabilities": capabilities, "ttlMs": CACHE_TTL_MS, "cacheScope": "private",
             "_meta": {super::META_SERVER_INFO: {"name": "taskcheck-reference-ext", "version": env!("CARGO_PKG_VERSION")}}})
     }
 
@@ -295,8 +339,10 @@ impl ExtReference {
                 json!({"name": name, "description": what, "inputSchema": {"type": "object",
                     "properties": {"ms": {"type": "integer", "minimum": 0}}}})
             })
+            .chain(official_tools::TOOLS.iter().map(official_tools::listed))
             .collect();
-        let mut result = json!({"tools": tools});
+        // a CacheableResult (2026-07-28): how long the list may be cached, and by whom
+        let mut result = json!({"tools": tools, "ttlMs": CACHE_TTL_MS, "cacheScope": "private"});
         if self.has(Fault::ExtListResultTypeTask) {
             result["resultType"] = json!("task");
         } else if !self.has(Fault::ExtOmitsResultType) {
@@ -310,19 +356,40 @@ impl ExtReference {
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        if !TOOLS.iter().any(|(t, _)| *t == name) {
-            return Err(error(
-                code::INVALID_PARAMS,
-                format!("unknown tool {name:?}"),
-            ));
-        }
+        let args = params.get("arguments").cloned().unwrap_or(json!({}));
+        // an official suite's tool runs as one of the reference's own
+        let (runs, name, mut args, ask) = match official_tools::find(name) {
+            Some(t) if t.name == "test_tool_with_task" => (
+                t.runs,
+                t.runs_as,
+                official_tools::translate(t, &args),
+                USER_NAME,
+            ),
+            Some(t) => (
+                t.runs,
+                t.runs_as,
+                official_tools::translate(t, &args),
+                CONFIRM_ASK,
+            ),
+            None if TOOLS.iter().any(|(t, _)| *t == name) => {
+                (own_runs(name), name, args, CONFIRM_ASK)
+            }
+            None => {
+                return Err(error(
+                    code::INVALID_PARAMS,
+                    format!("unknown tool {name:?}"),
+                ))
+            }
+        };
         let caps = request_capabilities(params);
         let as_task = declared
             || self.has(Fault::ExtLegacyHonoured) && caps.get("tasks").is_some()
             || self.has(Fault::ExtTaskParamHonoured) && params.get("task").is_some();
-        let mut args = params.get("arguments").cloned().unwrap_or(json!({}));
-        if !as_task {
-            if name.starts_with("elicit") || matches!(name, "required_sleep" | "confirm_first") {
+        // the task-param-honoured fault makes a task of any tool the parameter asks it for
+        let sync_only = runs == Runs::SyncOnly
+            && !(self.has(Fault::ExtTaskParamHonoured) && params.get("task").is_some());
+        if !as_task || sync_only {
+            if runs == Runs::TaskOnly {
                 return Err(match self.has(Fault::ExtMissingCapabilityWrongCode) {
                     true => error(code::INVALID_PARAMS, format!("{name} runs only as a task")),
                     false => missing_capability(),
@@ -335,11 +402,11 @@ impl ExtReference {
         }
         if name == "confirm_first" && !self.has(Fault::ExtMrtrInsideTask) {
             // the round trip is resolved before the task exists
-            match confirmation(params) {
+            match confirmation(params, ask) {
                 Some(answer) => args[CONFIRM] = json!(answer),
                 None => {
                     return Ok(json!({"resultType": "input_required",
-                        "inputRequests": {CONFIRM: elicitation("Proceed?", CONFIRM)},
+                        "inputRequests": {ask.key: elicitation(ask.message, ask.field)},
                         "requestState": CONFIRM_STATE}))
                 }
             }
@@ -405,6 +472,10 @@ impl ExtReference {
         let task = task.unwrap_or_default();
         match name {
             "optional_sleep" | "required_sleep" => Ok(text(format!("slept {ms}"))),
+            "greet" => Ok(text(format!(
+                "Hello, {}!",
+                args["name"].as_str().unwrap_or("world")
+            ))),
             "tool_error" => Ok(
                 json!({"content": [{"type": "text", "text": "tool_error fixture failed as asked"}], "isError": true}),
             ),
@@ -547,7 +618,9 @@ impl ExtReference {
     /// Opens a notification stream writing to `out`: the acknowledgement first, then a
     /// notifications/tasks for each change of a task it watches.
     pub fn listen(&self, id: Value, params: &Value, out: mpsc::UnboundedSender<Value>) {
-        let agreed = !self.is(Variant::ExtNoTaskNotifications);
+        // task notifications go only to a client that declares the extension
+        let agreed =
+            !self.is(Variant::ExtNoTaskNotifications) && declares(request_capabilities(params));
         let watched: Vec<String> = params["notifications"]["taskIds"]
             .as_array()
             .into_iter()
@@ -814,13 +887,9 @@ impl ExtReference {
                 .collect();
             match self.is(Variant::ExtLazyUpdate) {
                 true => self.later(200, task_id.clone(), move |task| {
-                    task.answers.extend(answers);
-                    task.wake.notify_one();
+                    take_answers(task, answers)
                 }),
-                false => {
-                    task.answers.extend(answers);
-                    task.wake.notify_one();
-                }
+                false => take_answers(task, answers),
             }
         }
         Ok(self.ack(
@@ -857,13 +926,24 @@ impl ExtReference {
     }
 }
 
-/// Cancels a task that is not terminal yet.
+/// Takes answers to outstanding requests: each leaves `inputRequests` at once, and the work
+/// waiting for them wakes.
+fn take_answers(task: &mut Task, answers: Vec<(String, Value)>) {
+    for (key, answer) in answers {
+        task.asking.remove(&key);
+        task.answers.insert(key, answer);
+    }
+    task.updated_at = now();
+    task.wake.notify_one();
+}
+
 /// Sends a notification on a subscription's stream.
 fn send_tagged(out: &mpsc::UnboundedSender<Value>, method: &str, mut params: Value, tag: &Value) {
     params["_meta"] = tag.clone();
     let _ = out.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
 }
 
+/// Cancels a task that is not terminal yet.
 fn cancel_now(task: &mut Task) {
     if !matches!(task.status, "completed" | "failed" | "cancelled") {
         task.status = "cancelled";
@@ -906,4 +986,129 @@ impl Receives for ExtReference {
 /// Serves the extension's reference receiver on stdin/stdout until stdin closes.
 pub async fn serve_stdio(faults: Faults) -> std::io::Result<()> {
     crate::reference::serve_stdio_with(faults, None, ExtReference::new).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(faults: &[&str]) -> Arc<ExtReference> {
+        let names: Vec<String> = faults.iter().map(|f| f.to_string()).collect();
+        let (out, _unused) = mpsc::unbounded_channel();
+        ExtReference::new(Faults::from_ext_names(&names).unwrap(), out)
+    }
+
+    /// Params carrying the per-request `_meta`, declaring the extension or not.
+    fn params(declaring: bool, mut p: Value) -> Value {
+        let caps = if declaring {
+            super::super::declaring()
+        } else {
+            json!({})
+        };
+        p["_meta"] = Value::Object(super::super::request_meta(caps));
+        p
+    }
+
+    async fn call(s: &Arc<ExtReference>, declaring: bool, name: &str, args: Value) -> Reply {
+        let p = params(declaring, json!({"name": name, "arguments": args}));
+        s.answer("tools/call", &p, None).await
+    }
+
+    async fn get(s: &Arc<ExtReference>, task: &Value) -> Value {
+        let p = params(true, json!({"taskId": task}));
+        s.answer("tasks/get", &p, None).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_official_suites_tools_run_as_the_references_own() {
+        let s = server(&[]);
+        // greet never makes a task, even for a declaring client
+        let greet = call(&s, true, "greet", json!({"name": "World"}))
+            .await
+            .unwrap();
+        assert_eq!(greet["resultType"], "complete");
+        assert_eq!(greet["content"][0]["text"], "Hello, World!");
+        // slow_compute is a task when declared, plain otherwise
+        let task = call(&s, true, "slow_compute", json!({"seconds": 0}))
+            .await
+            .unwrap();
+        assert_eq!(task["resultType"], "task");
+        let plain = call(&s, false, "slow_compute", json!({"seconds": 0}))
+            .await
+            .unwrap();
+        assert_eq!(plain["resultType"], "complete");
+        // failing_job runs only as a task
+        let refused = call(&s, false, "failing_job", json!({})).await.unwrap_err();
+        assert_eq!(refused["code"], MISSING_CAPABILITY);
+        // test_tool_with_task asks user_name first, then makes a task carrying the answer
+        let ask = call(&s, true, "test_tool_with_task", json!({}))
+            .await
+            .unwrap();
+        assert_eq!(ask["resultType"], "input_required");
+        assert!(ask["inputRequests"].get("user_name").is_some(), "{ask}");
+        let retry = params(
+            true,
+            json!({"name": "test_tool_with_task", "arguments": {},
+            "inputResponses": {"user_name": {"action": "accept", "content": {"name": "Alice"}}},
+            "requestState": ask["requestState"]}),
+        );
+        let created = s.answer("tools/call", &retry, None).await.unwrap();
+        assert_eq!(created["resultType"], "task", "{created}");
+        for _ in 0..100 {
+            let done = get(&s, &created["taskId"]).await;
+            if done["status"] == "completed" {
+                assert!(done["result"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("Alice"));
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("test_tool_with_task never completed");
+    }
+
+    #[tokio::test]
+    async fn an_answered_request_leaves_input_requests_at_once() {
+        let s = server(&[]);
+        let task = call(&s, true, "multi_input", json!({})).await.unwrap();
+        let id = task["taskId"].clone();
+        let mut seen = get(&s, &id).await;
+        for _ in 0..100 {
+            if seen["inputRequests"]
+                .as_object()
+                .is_some_and(|r| r.len() == 2)
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            seen = get(&s, &id).await;
+        }
+        let update = params(
+            true,
+            json!({"taskId": id,
+            "inputResponses": {"first": {"action": "accept", "content": {"first": "Ada"}}}}),
+        );
+        s.answer("tasks/update", &update, None).await.unwrap();
+        let after = get(&s, &id).await;
+        assert_eq!(after["status"], "input_required", "{after}");
+        let keys: Vec<&String> = after["inputRequests"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["last"], "{after}");
+    }
+
+    #[tokio::test]
+    async fn ping_is_gone_and_a_listen_for_no_tasks_needs_no_extension() {
+        let s = server(&[]);
+        let ping = s
+            .answer("ping", &params(true, json!({})), None)
+            .await
+            .unwrap_err();
+        assert_eq!(ping["code"], code::METHOD_NOT_FOUND);
+        let tools = params(false, json!({"notifications": {"toolsListChanged": true}}));
+        assert!(s.opens_stream(LISTEN, &tools));
+        let tasks = params(false, json!({"notifications": {"taskIds": ["t"]}}));
+        assert!(!s.opens_stream(LISTEN, &tasks));
+        let refused = s.answer(LISTEN, &tasks, None).await.unwrap_err();
+        assert_eq!(refused["code"], MISSING_CAPABILITY);
+    }
 }
