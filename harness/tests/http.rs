@@ -317,3 +317,109 @@ fn url_from_starts_a_server_per_scenario_and_leaves_none_behind() {
         "{out}"
     );
 }
+
+/// POSTs one JSON-RPC message the way a 2025-11-25 client does; the answer's headers and body.
+async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    body: Value,
+) -> (reqwest::header::HeaderMap, String) {
+    let mut req = client
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string());
+    if let Some(s) = session {
+        req = req.header("mcp-session-id", s);
+    }
+    let answer = req.send().await.unwrap();
+    let headers = answer.headers().clone();
+    (headers, answer.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn post_streams_are_primed_and_a_lost_one_is_resumed_with_last_event_id() {
+    let server = HttpReference::start(&[]);
+    let client = reqwest::Client::new();
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (headers, _) = post(&client, &server.url, None, init).await;
+    let session = headers["mcp-session-id"].to_str().unwrap().to_string();
+    // a tools/call stream opens with a priming event: an id, a retry, empty data
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "optional_sleep", "arguments": {"ms": 10}}});
+    let (_, body) = post(&client, &server.url, Some(&session), call).await;
+    let priming = body.split("\n\n").next().unwrap();
+    assert!(
+        priming.starts_with("id: ")
+            && priming.contains("\nretry: ")
+            && priming.ends_with("\ndata: "),
+        "{body}"
+    );
+    assert!(body.contains("slept 10"), "{body}");
+    // test_reconnection: the server ends the stream after priming; the result comes on resuming
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "test_reconnection", "arguments": {}}});
+    let (_, body) = post(&client, &server.url, Some(&session), call).await;
+    assert!(!body.contains("\"result\""), "{body}");
+    let last = body
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .unwrap()
+        .to_string();
+    let resumed = client
+        .get(&server.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", last)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        resumed.contains("\"id\":3") && resumed.contains("reconnected"),
+        "{resumed}"
+    );
+    // a client that leaves a stream after its priming event gets the response on resuming
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "optional_sleep", "arguments": {"ms": 300}}});
+    let mut answer = client
+        .post(&server.url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    let first = String::from_utf8(answer.chunk().await.unwrap().unwrap().to_vec()).unwrap();
+    let last = first
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .unwrap()
+        .to_string();
+    drop(answer);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let resumed = client
+        .get(&server.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", last)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        resumed.contains("\"id\":4") && resumed.contains("slept 300"),
+        "{resumed}"
+    );
+}

@@ -1,25 +1,24 @@
 //! The reference receiver over Streamable HTTP: one receiver (and task store) per session,
-//! JSON answers for polls, SSE streams for tools/call and tasks/result, and a GET stream for
-//! what the receiver sends on its own.
+//! JSON answers for polls, SSE streams for tools/call and tasks/result (resumable: a client that
+//! loses one gets its response on a GET with the priming event's id as Last-Event-ID), and a
+//! GET stream for what the receiver sends on its own.
 
 use super::faults::{Fault, Faults};
 use super::http_hostile::{self, HttpHostile};
 use super::{Reference, Store};
 use crate::spec::PROTOCOL_VERSION;
-use crate::transport::http_server::{json_body, lock, plain, stream_of};
+use crate::transport::http_server::{json_body, lock, plain, sse_frames, stream_of};
 use crate::transport::SESSION_HEADER;
 use crate::wire::{self, Message};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::sse::{Event, Sse};
+use axum::response::sse::Sse;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
-use futures::Stream;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -27,6 +26,12 @@ use tokio::sync::mpsc;
 use crate::transport::routing::VERSION_HEADER;
 /// Receiver messages kept for a session while no stream can carry them.
 const BACKLOG_LIMIT: usize = 1000;
+/// POST streams a session keeps resumable at most.
+const RESUMABLE_LIMIT: usize = 1000;
+/// How long a client waits before it resumes a POST stream, in ms (the priming event's `retry`).
+const RESUME_RETRY_MS: u64 = 500;
+/// The official conformance suite's tool that has the server end a stream mid-call.
+const RECONNECTION_TOOL: &str = "test_reconnection";
 
 struct Server {
     faults: Faults,
@@ -46,6 +51,15 @@ struct HttpSession {
     /// Open SSE streams that may carry the receiver's own messages, the GET stream first.
     streams: Mutex<Vec<Outbox>>,
     backlog: Mutex<VecDeque<Value>>,
+    /// The POST streams a client may resume with a GET and Last-Event-ID, by stream number.
+    resumable: Mutex<HashMap<u64, Resumable>>,
+    next_stream: std::sync::atomic::AtomicU64,
+}
+
+/// A POST stream's request, and its response if it came after the client left the stream.
+struct Resumable {
+    request: String,
+    orphan: Option<Value>,
 }
 
 impl HttpSession {
@@ -56,7 +70,22 @@ impl HttpSession {
             let id = msg.get("id").map(Value::to_string).unwrap_or_default();
             if let Some(tx) = lock(&self.waiting).remove(&id) {
                 lock(&self.streams).retain(|s| !s.same_channel(&tx));
-                let _ = tx.send(msg);
+                let delivered = tx.send(msg).map_err(|unsent| unsent.0);
+                // a response whose stream is gone waits for the client to resume it
+                let mut resumable = lock(&self.resumable);
+                let stream = resumable
+                    .iter()
+                    .find(|(_, r)| r.request == id)
+                    .map(|(n, _)| *n);
+                match (stream, delivered) {
+                    (Some(n), Err(msg)) => {
+                        if let Some(r) = resumable.get_mut(&n) {
+                            r.orphan = Some(msg)
+                        }
+                    }
+                    (Some(n), Ok(())) => drop(resumable.remove(&n)),
+                    (None, _) => {}
+                }
             }
             return;
         }
@@ -74,6 +103,45 @@ impl HttpSession {
             backlog.pop_front();
         }
         backlog.push_back(msg);
+    }
+
+    /// Numbers a new POST stream answering `request`, which a client may resume.
+    fn resumable_stream(&self, request: String) -> u64 {
+        let n = self
+            .next_stream
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut resumable = lock(&self.resumable);
+        if resumable.len() >= RESUMABLE_LIMIT {
+            let oldest = resumable.keys().min().copied();
+            oldest.map(|k| resumable.remove(&k));
+        }
+        resumable.insert(
+            n,
+            Resumable {
+                request,
+                orphan: None,
+            },
+        );
+        n
+    }
+
+    /// Resumes the POST stream a Last-Event-ID names: its response if it already came, else a
+    /// stream that carries it when it does. None if no such stream is resumable.
+    fn resume(&self, last_event_id: &str) -> Option<mpsc::UnboundedReceiver<Value>> {
+        let n: u64 = last_event_id.split('-').next()?.parse().ok()?;
+        let mut resumable = lock(&self.resumable);
+        let entry = resumable.get_mut(&n)?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        match entry.orphan.take() {
+            Some(response) => {
+                resumable.remove(&n);
+                let _ = tx.send(response);
+            }
+            None => {
+                lock(&self.waiting).insert(entry.request.clone(), tx);
+            }
+        }
+        Some(rx)
     }
 
     /// A new stream for the receiver's own messages; the GET stream goes first.
@@ -201,6 +269,8 @@ fn new_session(server: &Server) -> (String, Arc<HttpSession>) {
         waiting: Mutex::default(),
         streams: Mutex::default(),
         backlog: Mutex::default(),
+        resumable: Mutex::default(),
+        next_stream: Default::default(),
     });
     let router = Arc::downgrade(&session);
     tokio::spawn(async move {
@@ -253,6 +323,9 @@ async fn on_post(State(server): State<Arc<Server>>, headers: HeaderMap, body: By
         session.reference.receive(message);
         return StatusCode::ACCEPTED.into_response();
     };
+    if method == "tools/call" && params["name"] == RECONNECTION_TOOL && !server.json_only {
+        return reconnection(&session, &id);
+    }
     let (tx, rx) = mpsc::unbounded_channel();
     lock(&session.waiting).insert(id.to_string(), tx.clone());
     let sse = !server.json_only
@@ -263,6 +336,7 @@ async fn on_post(State(server): State<Arc<Server>>, headers: HeaderMap, body: By
         .and_then(Value::as_str)
         .map(str::to_string);
     let waits_for_result = method == "tasks/result";
+    let stream = sse.then(|| session.resumable_stream(id.to_string()));
     session
         .reference
         .receive(Message::Request { id, method, params });
@@ -271,7 +345,7 @@ async fn on_post(State(server): State<Arc<Server>>, headers: HeaderMap, body: By
         let cancel = (waits_for_result && server.faults.has(Fault::CancelOnDisconnect))
             .then(|| task_id.map(|t| (session.reference.clone(), t)))
             .flatten();
-        Sse::new(request_stream(rx, cancel)).into_response()
+        request_stream(rx, cancel, stream)
     } else {
         json_answer(rx).await
     };
@@ -309,23 +383,48 @@ impl Drop for DropCancels {
     }
 }
 
-/// An SSE stream carrying messages until the request's response, which ends it.
+/// The official conformance suite's `test_reconnection`: the server ends the stream after its
+/// priming event, and the result waits for the client to resume it (a tool of the transport,
+/// not of the fixture contract).
+fn reconnection(session: &HttpSession, id: &Value) -> Response {
+    let n = session.resumable_stream(id.to_string());
+    let result = json!({"content": [{"type": "text", "text": "reconnected"}], "isError": false});
+    if let Some(r) = lock(&session.resumable).get_mut(&n) {
+        r.orphan = Some(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    }
+    sse_frames(futures::stream::iter([priming(n)]))
+}
+
+/// The priming event of POST stream `n`: its id, a `retry`, empty data.
+fn priming(n: u64) -> String {
+    format!("id: {n}-0\nretry: {RESUME_RETRY_MS}\ndata: \n\n")
+}
+
+/// An SSE stream carrying messages until the request's response, which ends it. A numbered
+/// stream opens with a priming event (its id, a `retry`, empty data), so a client that loses
+/// it can resume it with that id as Last-Event-ID.
 fn request_stream(
     rx: mpsc::UnboundedReceiver<Value>,
     cancel: Option<(Arc<Reference>, String)>,
-) -> impl Stream<Item = Result<Event, Infallible>> {
+    number: Option<u64>,
+) -> Response {
     let guard = DropCancels {
         task: cancel,
         answered: false,
     };
-    futures::stream::unfold((rx, guard), |(mut rx, mut guard)| async move {
+    let priming = number.map(priming);
+    let messages = futures::stream::unfold((rx, guard), |(mut rx, mut guard)| async move {
         if guard.answered {
             return None;
         }
         let msg = rx.recv().await?;
         guard.answered = msg.get("method").is_none();
-        Some((Ok(Event::default().data(msg.to_string())), (rx, guard)))
-    })
+        Some((format!("data: {msg}\n\n"), (rx, guard)))
+    });
+    sse_frames(futures::StreamExt::chain(
+        futures::stream::iter(priming),
+        messages,
+    ))
 }
 
 async fn on_get(State(server): State<Arc<Server>>, headers: HeaderMap) -> Response {
@@ -342,6 +441,10 @@ async fn on_get(State(server): State<Arc<Server>>, headers: HeaderMap) -> Respon
         Ok(s) => s,
         Err(r) => return r.into_response(),
     };
+    let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
+    if let Some(rx) = last.and_then(|id| session.resume(id)) {
+        return request_stream(rx, None, None);
+    }
     let (tx, rx) = mpsc::unbounded_channel();
     session.open_stream(&tx, true);
     Sse::new(stream_of(rx)).into_response()

@@ -31,6 +31,17 @@ pub fn plain(status: StatusCode, text: &str) -> Response {
     (status, text.to_string()).into_response()
 }
 
+/// An SSE answer of frames written as given: axum's `Event` cannot carry the empty `data` of
+/// a priming event.
+pub fn sse_frames(frames: impl Stream<Item = String> + Send + 'static) -> Response {
+    let body = axum::body::Body::from_stream(futures::StreamExt::map(frames, Ok::<_, Infallible>));
+    let headers = [
+        (header::CONTENT_TYPE, "text/event-stream"),
+        (header::CACHE_CONTROL, "no-cache"),
+    ];
+    (headers, body).into_response()
+}
+
 /// An SSE stream of every message sent on `rx`, open until the client leaves.
 pub fn stream_of(
     rx: mpsc::UnboundedReceiver<Value>,
