@@ -113,7 +113,8 @@ def main():
         official = official_checks(runs / target)
         ours = taskcheck_verdicts(runs / target)
         for check, (scenario, status, message) in official.items():
-            mine, rules = ours.get(check, (None, set()))
+            # taskcheck's one schema rule answers every scenario's wire-schema-valid
+            mine, rules = ours.get(check) or ours.get(check.split("/")[0], (None, set()))
             ok = agrees(status, mine)
             why = explanation(explained, target, check)
             if not ok or mine is None:

@@ -61,9 +61,16 @@ official() {
   done
 }
 
+# the schemas of 2026-07-28 and of the extension, when the spec texts are beside the checkout
+spec=${TASKCHECK_SPEC_DIR:-../shared/spec}
+schemas=()
+if [[ -f $spec/2026-07-28/schema.json && -f $spec/ext-tasks/schema.json ]]; then
+  schemas=(--schema "$spec/2026-07-28/schema.json" --schema "$spec/ext-tasks/schema.json")
+fi
+
 # ours URL DIR: taskcheck's ext-tasks suite, its verdicts keyed by official check id
 ours() {
-  "$taskcheck" run --url "$1" --profile ext-tasks --checks-json "$2/taskcheck.json" >"$2/taskcheck.txt" 2>&1 || true
+  "$taskcheck" run --url "$1" --profile ext-tasks "${schemas[@]}" --checks-json "$2/taskcheck.json" >"$2/taskcheck.txt" 2>&1 || true
 }
 
 # start DIR COMMAND...: starts a server that prints its URL first; sets `server` and `url`

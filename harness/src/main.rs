@@ -132,9 +132,10 @@ enum Command {
     Check {
         /// The trace file.
         trace: PathBuf,
-        /// Also validate every message against this official MCP schema.json.
+        /// Also validate every message against this official MCP schema.json (repeatable:
+        /// the extension's schema.json beside the 2026-07-28 one).
         #[arg(long, value_name = "FILE")]
-        schema: Option<PathBuf>,
+        schema: Vec<PathBuf>,
         #[command(flatten)]
         reports: ReportArgs,
         #[command(flatten)]
@@ -344,9 +345,10 @@ struct JudgeArgs {
     /// Per-scenario deadline in ms.
     #[arg(long, default_value_t = 30000)]
     scenario_timeout_ms: u64,
-    /// Also validate every message against this official MCP schema.json.
+    /// Also validate every message against this official MCP schema.json (repeatable: the
+    /// extension's schema.json beside the 2026-07-28 one).
     #[arg(long, value_name = "FILE")]
-    schema: Option<PathBuf>,
+    schema: Vec<PathBuf>,
     /// Map fixture roles to the receiver's own tools (YAML; see the README).
     #[arg(long, value_name = "FILE")]
     fixtures: Option<PathBuf>,
@@ -672,9 +674,8 @@ async fn dispatch(cli: Cli) -> i32 {
             let text = std::fs::read_to_string(&trace)
                 .unwrap_or_else(|e| usage_error(format!("{file}: cannot read: {e}")));
             let entries = offline::read_trace(&text, &file).unwrap_or_else(|e| usage_error(e));
-            let official = schema
-                .as_deref()
-                .map(|p| SchemaSet::load(p).unwrap_or_else(|e| usage_error(e)));
+            let official = (!schema.is_empty())
+                .then(|| SchemaSet::load_all(&schema).unwrap_or_else(|e| usage_error(e)));
             let report = offline::judge(entries, official.as_ref(), &library(&lib), &file);
             let baseline = baseline(&reports, &lib);
             emit(&report, &reports, baseline.as_ref())
@@ -747,10 +748,8 @@ fn config(args: &JudgeArgs) -> Config {
         poll: scaled(args.timeout_ms.max(2000)),
         scale: args.timeout_scale,
     };
-    let official = args
-        .schema
-        .as_deref()
-        .map(|p| SchemaSet::load(p).unwrap_or_else(|e| usage_error(e)))
+    let official = (!args.schema.is_empty())
+        .then(|| SchemaSet::load_all(&args.schema).unwrap_or_else(|e| usage_error(e)))
         .map(Arc::new);
     let fixtures = args
         .fixtures

@@ -70,6 +70,38 @@ impl SchemaSet {
         SchemaSet::from_document(doc, origin)
     }
 
+    /// Reads schema.json files into one set: the union of their definitions (the extension's
+    /// schema beside the core one). A type both define must be defined alike.
+    pub fn load_all(paths: &[std::path::PathBuf]) -> Result<SchemaSet, String> {
+        let mut sets = paths.iter().map(|p| SchemaSet::load(p));
+        let mut merged = match sets.next() {
+            Some(first) => first?,
+            None => return Err("no schema file given".into()),
+        };
+        for set in sets {
+            let set = set?;
+            let key = |doc: &Value| match doc.get("$defs") {
+                Some(_) => "$defs",
+                None => "definitions",
+            };
+            let (into, from) = (key(&merged.doc), key(&set.doc));
+            for (name, def) in set.doc[from].as_object().into_iter().flatten() {
+                match merged.doc[into].get(name) {
+                    Some(known) if known != def => {
+                        return Err(format!(
+                            "{} and {} define {name} differently",
+                            merged.origin, set.origin
+                        ))
+                    }
+                    Some(_) => {}
+                    None => merged.doc[into][name] = def.clone(),
+                }
+            }
+            merged.origin = format!("{} + {}", merged.origin, set.origin);
+        }
+        Ok(merged)
+    }
+
     /// Whether the document defines a type.
     pub fn defines(&self, type_name: &str) -> bool {
         self.definitions().and_then(|d| d.get(type_name)).is_some()

@@ -287,3 +287,34 @@ fn checks_json_names_mapped_rules_by_the_official_check_and_an_official_baseline
     let (code, out, _) = run_with("--expected-failures", &baseline, "ext-official-baselined");
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+#[cfg_attr(
+    not(spec_texts),
+    ignore = "needs the MCP spec texts: put shared/ beside the checkout or set TASKCHECK_SPEC_DIR"
+)]
+fn the_official_schemas_accept_the_reference_and_catch_missing_cache_fields() {
+    let mut args = vec!["--profile", "ext-tasks"];
+    args.extend(EXT_SCHEMAS);
+    let (code, out, doc) = run(&ext_reference(&[]), &args, "ext-schema-clean");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        rules_with(&doc, &["pass"]).contains(&"ext-tasks.schema.official".to_string()),
+        "{out}"
+    );
+    let (code, out, doc) = run(
+        &ext_reference(&["no-cache-fields"]),
+        &args,
+        "ext-schema-fault",
+    );
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        rules_with(&doc, &["fail", "warn", "error"]),
+        vec!["ext-tasks.schema.official"],
+        "{out}"
+    );
+    assert!(
+        out.contains("cacheScope"),
+        "the missing field is named:\n{out}"
+    );
+}

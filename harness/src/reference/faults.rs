@@ -117,6 +117,7 @@ pub enum Fault {
     ExtServesTasksResult,
     ExtTasksMethodsUndeclared,
     ExtAcceptsMissingMeta,
+    ExtNoCacheFields,
     ExtSequentialTaskId,
     ExtListenWithoutCapability,
     ExtNotificationWithoutPayload,

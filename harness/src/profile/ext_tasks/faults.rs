@@ -53,5 +53,6 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: ExtNotifyBeforeAck, name: "notify-before-ack", rules: &["ext-tasks.notifications.ack-first"], description: "the watched tasks' current state goes out on the stream before its acknowledgement", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtAcceptsMismatchedHeaders, name: "accepts-mismatched-headers", rules: &["ext-tasks.http.header-mismatch"], description: "over HTTP, requests whose Mcp-Method, Mcp-Name or MCP-Protocol-Version header is missing or differs from the body are served", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtUnboundTasks, name: "unbound-tasks", rules: &["ext-tasks.security.auth-binding"], description: "over HTTP, any caller's credentials reach any task", may_also: &[], follows: &[] },
+    FaultInfo { fault: ExtNoCacheFields, name: "no-cache-fields", rules: &["ext-tasks.schema.official"], description: "server/discover and tools/list leave out the `ttlMs` and `cacheScope` 2026-07-28 requires of them (only `--schema` sees it)", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtAcceptsMissingMeta, name: "accepts-missing-meta", rules: &["ext-tasks.core.request-meta-required"], description: "requests without the per-request protocol version and client capabilities are served", may_also: &[], follows: &[] },
 ];

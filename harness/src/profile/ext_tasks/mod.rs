@@ -8,6 +8,7 @@ pub mod http;
 pub mod monitor;
 pub mod official_tools;
 pub mod reference;
+pub mod schema_types;
 pub mod variants;
 
 use crate::session::{ServerInfo, Session};

@@ -2,7 +2,7 @@
 //! `resultType` on every result, the Task shape, the state diagram, `inputRequests` keys, and
 //! what server/discover declares.
 
-use super::declares;
+use super::{declares, schema_types};
 use crate::model::{Finding, TaskStatus};
 use crate::monitor::{entropy, key, Context, Judgement, Tally};
 use crate::trace::{Direction, Entry};
@@ -30,6 +30,7 @@ pub const RULES: &[&str] = &[
     DETAILED,
     ACK_FIRST,
     NO_PROGRESS,
+    SCHEMA,
 ];
 
 const ADVERTISE: &str = "ext-tasks.capability.advertise";
@@ -50,6 +51,7 @@ const UNGUESSABLE: &str = "ext-tasks.security.unguessable-ids";
 const DETAILED: &str = "ext-tasks.notifications.detailed-task";
 const ACK_FIRST: &str = "ext-tasks.notifications.ack-first";
 const NO_PROGRESS: &str = "ext-tasks.notifications.no-progress-on-stream";
+const SCHEMA: &str = "ext-tasks.schema.official";
 
 /// A request taskcheck sent, waiting for its answer.
 struct Asked {
@@ -137,16 +139,42 @@ impl Monitor {
                 let Some(asked) = self.asked.remove(&key(e, &id)) else {
                     return;
                 };
+                let typed = match &outcome {
+                    Outcome::Result(r) => {
+                        schema_types::result_type(&asked.method, r).map(|t| (t, r))
+                    }
+                    Outcome::Error(_) => Some((schema_types::ERROR_TYPE, value)),
+                };
+                self.schema(ctx, typed, e.seq);
                 match outcome {
                     Outcome::Result(result) => self.result(&asked, &result, e.seq, ctx),
                     Outcome::Error(error) => self.refused(&asked, &error, e.seq),
                 }
             }
             (Direction::In, Message::Notification { method, params }) => {
+                let typed = Some((schema_types::notification_type(&method), value));
+                self.schema(ctx, typed, e.seq);
                 self.notification(e, &method, &params);
             }
             _ => {}
         }
+    }
+
+    /// With `--schema`: a message of the receiver validates against the type it has.
+    fn schema(&mut self, ctx: &Context, typed: Option<(&'static str, &Value)>, seq: u64) {
+        let (Some(set), Some((name, value))) = (ctx.official, typed) else {
+            return;
+        };
+        if !set.defines(name) {
+            return;
+        }
+        let violations = set.check(name, value);
+        let message = match violations.as_slice() {
+            [] => format!("{name}: valid against {}", set.origin),
+            [first] => first.to_string(),
+            [first, rest @ ..] => format!("{first} (and {} more)", rest.len()),
+        };
+        self.find(SCHEMA, violations.is_empty(), message, vec![seq]);
     }
 
     fn result(&mut self, asked: &Asked, result: &Value, seq: u64, ctx: &Context) {

@@ -328,8 +328,18 @@ impl ExtReference {
             true => json!(["2025-11-25"]),
             false => json!([super::PROTOCOL_VERSION]),
         };
-        json!({"supportedVersions": versions, "capabilities": capabilities, "ttlMs": CACHE_TTL_MS, "cacheScope": "private",
-            "_meta": {super::META_SERVER_INFO: {"name": "taskcheck-reference-ext", "version": env!("CARGO_PKG_VERSION")}}})
+        let mut result = json!({"supportedVersions": versions, "capabilities": capabilities,
+            "_meta": {super::META_SERVER_INFO: {"name": "taskcheck-reference-ext", "version": env!("CARGO_PKG_VERSION")}}});
+        self.cacheable(&mut result);
+        result
+    }
+
+    /// Makes a result a CacheableResult (2026-07-28): how long it may be cached, and by whom.
+    fn cacheable(&self, result: &mut Value) {
+        if !self.has(Fault::ExtNoCacheFields) {
+            result["ttlMs"] = json!(CACHE_TTL_MS);
+            result["cacheScope"] = json!("private");
+        }
     }
 
     fn tools_list(&self) -> Reply {
@@ -341,8 +351,8 @@ impl ExtReference {
             })
             .chain(official_tools::TOOLS.iter().map(official_tools::listed))
             .collect();
-        // a CacheableResult (2026-07-28): how long the list may be cached, and by whom
-        let mut result = json!({"tools": tools, "ttlMs": CACHE_TTL_MS, "cacheScope": "private"});
+        let mut result = json!({ "tools": tools });
+        self.cacheable(&mut result);
         if self.has(Fault::ExtListResultTypeTask) {
             result["resultType"] = json!("task");
         } else if !self.has(Fault::ExtOmitsResultType) {
