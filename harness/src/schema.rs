@@ -336,4 +336,33 @@ mod tests {
             "a CallToolResult has content"
         );
     }
+
+    #[test]
+    fn schema_files_merge_their_types_and_refuse_two_definitions_of_one() {
+        let dir = std::env::temp_dir().join(format!("taskcheck-schemas-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, doc: Value| {
+            let path = dir.join(name);
+            std::fs::write(&path, doc.to_string()).unwrap();
+            path
+        };
+        let core = write(
+            "core.json",
+            json!({"$defs": {"Result": {"type": "object"}, "Ping": {"type": "object"}}}),
+        );
+        let ext = write(
+            "ext.json",
+            json!({"$defs": {"Result": {"type": "object"}, "Task": {"type": "object", "required": ["taskId"]}}}),
+        );
+        let other = write(
+            "other.json",
+            json!({"$defs": {"Result": {"type": "string"}}}),
+        );
+        let merged = SchemaSet::load_all(&[core.clone(), ext]).unwrap();
+        assert!(merged.defines("Ping") && merged.defines("Task"));
+        assert_eq!(merged.check("Task", &json!({})).len(), 1);
+        let refused = SchemaSet::load_all(&[core, other]).err().unwrap();
+        assert!(refused.contains("define Result differently"), "{refused}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
