@@ -83,11 +83,12 @@ def explanations():
     return explained
 
 
-def explanation(explained, target, check):
-    """Why a check differs on a server (or has no counterpart), if interop/calibration.txt says;
+def explanation(explained, target, check, differs=False):
+    """Why a check differs on a server, or has no counterpart, if interop/calibration.txt
+    says: a difference only by its own server's line, no counterpart also by a `*` line.
     `wire-schema-valid` explains every scenario's `wire-schema-valid/<scenario>`."""
     for name in (check, check.split("/")[0]):
-        why = explained.get((target, name)) or explained.get(("*", name))
+        why = explained.get((target, name)) or (None if differs else explained.get(("*", name)))
         if why:
             return why
     return None
@@ -116,7 +117,7 @@ def main():
             # taskcheck's one schema rule answers every scenario's wire-schema-valid
             mine, rules = ours.get(check) or ours.get(check.split("/")[0], (None, set()))
             ok = agrees(status, mine)
-            why = explanation(explained, target, check)
+            why = explanation(explained, target, check, differs=not ok)
             if not ok or mine is None:
                 if why:
                     seen_explained.add((target, check))

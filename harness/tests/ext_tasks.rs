@@ -318,3 +318,28 @@ fn the_official_schemas_accept_the_reference_and_catch_missing_cache_fields() {
         "the missing field is named:\n{out}"
     );
 }
+
+#[test]
+#[cfg_attr(
+    not(spec_texts),
+    ignore = "needs the MCP spec texts: put shared/ beside the checkout or set TASKCHECK_SPEC_DIR"
+)]
+fn under_the_official_schemas_every_fault_still_fails_exactly_its_rules() {
+    // a fault's defect often breaks the schema too: it must show as a consequence, not a
+    // second failure
+    let faults: Vec<_> = ext_tasks::faults::FAULTS
+        .iter()
+        .filter(|f| !ext_tasks::faults::HTTP_ONLY.contains(&f.fault) && f.name != "no-cache-fields")
+        .collect();
+    let problems = in_parallel(&faults, 4, |fault| {
+        let mut args = vec!["--profile", "ext-tasks", "--jobs", "4"];
+        args.extend(EXT_SCHEMAS);
+        let (code, out, doc) = run(
+            &ext_reference(&[fault.name]),
+            &args,
+            &format!("ext-schema-{}", fault.name),
+        );
+        fault_problems(fault, code, &out, &doc)
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}

@@ -93,6 +93,8 @@ struct Monitor {
     /// Open notification streams (subscriptions/listen requests), and whether each was
     /// acknowledged yet.
     streams: HashMap<String, bool>,
+    /// The first rule each message failed, so its schema violation shows as a consequence.
+    failed_at: HashMap<u64, &'static str>,
 }
 
 /// Judges a run's trace by the extension's monitors.
@@ -113,6 +115,11 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
 
 impl Monitor {
     fn find(&mut self, rule: &'static str, held: bool, message: String, evidence: Vec<u64>) {
+        if !held {
+            if let Some(last) = evidence.last() {
+                self.failed_at.entry(*last).or_insert(rule);
+            }
+        }
         self.findings
             .push(Finding::new(rule, held, message, evidence));
     }
@@ -139,22 +146,23 @@ impl Monitor {
                 let Some(asked) = self.asked.remove(&key(e, &id)) else {
                     return;
                 };
-                let typed = match &outcome {
-                    Outcome::Result(r) => {
-                        schema_types::result_type(&asked.method, r).map(|t| (t, r))
-                    }
-                    Outcome::Error(_) => Some((schema_types::ERROR_TYPE, value)),
-                };
-                self.schema(ctx, typed, e.seq);
+                // the schema last, so a rule the message broke is known first
                 match outcome {
-                    Outcome::Result(result) => self.result(&asked, &result, e.seq, ctx),
-                    Outcome::Error(error) => self.refused(&asked, &error, e.seq),
+                    Outcome::Result(result) => {
+                        self.result(&asked, &result, e.seq, ctx);
+                        let typed = schema_types::result_type(&asked.method, &result);
+                        self.schema(ctx, typed.map(|t| (t, &value["result"])), e.seq);
+                    }
+                    Outcome::Error(error) => {
+                        self.refused(&asked, &error, e.seq);
+                        self.schema(ctx, Some((schema_types::ERROR_TYPE, value)), e.seq);
+                    }
                 }
             }
             (Direction::In, Message::Notification { method, params }) => {
+                self.notification(e, &method, &params);
                 let typed = Some((schema_types::notification_type(&method), value));
                 self.schema(ctx, typed, e.seq);
-                self.notification(e, &method, &params);
             }
             _ => {}
         }
@@ -165,7 +173,15 @@ impl Monitor {
         let (Some(set), Some((name, value))) = (ctx.official, typed) else {
             return;
         };
-        if !set.defines(name) {
+        // a finished task without its result or error is the scenarios' to judge
+        // (ext-tasks.get.completed-result, ext-tasks.get.failed-error): one defect, one failure
+        let owed = match value.get("status").and_then(Value::as_str) {
+            Some("completed") => "result",
+            Some("failed") => "error",
+            _ => "",
+        };
+        let task = matches!(name, "GetTaskResult" | "TaskStatusNotification");
+        if !set.defines(name) || task && !owed.is_empty() && value.get(owed).is_none() {
             return;
         }
         let violations = set.check(name, value);
@@ -174,7 +190,12 @@ impl Monitor {
             [first] => first.to_string(),
             [first, rest @ ..] => format!("{first} (and {} more)", rest.len()),
         };
-        self.find(SCHEMA, violations.is_empty(), message, vec![seq]);
+        // one defect, one failure: a message that broke a rule of its own shows the violation
+        // under it
+        self.findings.push(Finding {
+            follows: self.failed_at.get(&seq).copied(),
+            ..Finding::new(SCHEMA, violations.is_empty(), message, vec![seq])
+        });
     }
 
     fn result(&mut self, asked: &Asked, result: &Value, seq: u64, ctx: &Context) {
