@@ -28,7 +28,7 @@ BOOTSTRAP_SUFFIX = "-bootstrap"
 # the runs of the official transport and lifecycle scenarios against a reference
 TRANSPORT = "transport-"
 # how verdicts read in the report
-SHOWN = {"SUCCESS": "pass", "FAILURE": "FAIL", "WARNING": "warn", "INFO": "info", "SKIPPED": "skip"}
+SHOWN = {"SUCCESS": "pass", "FAILURE": "FAIL", "CONSEQUENCE": "consequence", "WARNING": "warn", "INFO": "info", "SKIPPED": "skip"}
 
 
 def official_checks(run):
@@ -48,18 +48,20 @@ def official_checks(run):
 def taskcheck_verdicts(run):
     """{official check id: (worst status, rules)} of taskcheck's run on one server: the rules
     that carry an official id, their verdicts folded worst first."""
-    order = ["FAILURE", "WARNING", "SUCCESS", "INFO", "SKIPPED"]
+    # a consequence is a failure taskcheck shows under the rule it follows from
+    order = ["FAILURE", "CONSEQUENCE", "WARNING", "SUCCESS", "INFO", "SKIPPED"]
     verdicts = {}
     path = run / "taskcheck.json"
     if not path.exists():
         return verdicts
     for check in json.loads(path.read_text()):
         # a rule with no official counterpart has none
+        mine = "CONSEQUENCE" if check["details"].get("verdict") == "consequence" else check["status"]
         for official in check["details"].get("officialChecks", []):
             status, rules = verdicts.get(official, ("SKIPPED", set()))
             rules.add(check["name"])
-            if order.index(check["status"]) < order.index(status):
-                status = check["status"]
+            if order.index(mine) < order.index(status):
+                status = mine
             verdicts[official] = (status, rules)
     return verdicts
 
@@ -67,7 +69,7 @@ def taskcheck_verdicts(run):
 def agrees(official, ours):
     """Whether two verdicts on one requirement agree: both hold or both break it (a warning
     is a kind of holding, a skip says nothing)."""
-    if official in ("INFO", "SKIPPED") or ours in ("INFO", "SKIPPED", None):
+    if official in ("INFO", "SKIPPED") or ours in ("INFO", "SKIPPED", "CONSEQUENCE", None):
         return True
     return (official == "FAILURE") == (ours == "FAILURE")
 
@@ -186,7 +188,8 @@ def render(runs, targets, rows):
         " `tasks-*` check, taskcheck's verdict is that of its rules that check the same requirement"
         " (the catalogue's `official:` field; `taskcheck explain RULE` shows it), folded worst"
         " first. Two verdicts agree when both hold or both break the requirement; a warning holds,"
-        " a skip or info says nothing.",
+        " a skip or info says nothing, and neither does a consequence (taskcheck shows a break"
+        " that follows from another rule's failure under that rule: one defect, one failure).",
         "",
     ]
     total = sum(len(t) for t in rows.values())
