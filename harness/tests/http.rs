@@ -339,6 +339,22 @@ async fn post(
     (headers, answer.text().await.unwrap())
 }
 
+/// Resumes a POST stream: a GET with the event id as Last-Event-ID; the whole answer.
+async fn resume(client: &reqwest::Client, url: &str, session: &str, last: &str) -> String {
+    client
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", last)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn post_streams_are_primed_and_a_lost_one_is_resumed_with_last_event_id() {
     let server = HttpReference::start(&[]);
@@ -369,18 +385,7 @@ async fn post_streams_are_primed_and_a_lost_one_is_resumed_with_last_event_id() 
         .find_map(|l| l.strip_prefix("id: "))
         .unwrap()
         .to_string();
-    let resumed = client
-        .get(&server.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("last-event-id", last)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let resumed = resume(&client, &server.url, &session, &last).await;
     assert!(
         resumed.contains("\"id\":3") && resumed.contains("reconnected"),
         "{resumed}"
@@ -406,18 +411,7 @@ async fn post_streams_are_primed_and_a_lost_one_is_resumed_with_last_event_id() 
         .to_string();
     drop(answer);
     tokio::time::sleep(Duration::from_millis(600)).await;
-    let resumed = client
-        .get(&server.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("last-event-id", last)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let resumed = resume(&client, &server.url, &session, &last).await;
     assert!(
         resumed.contains("\"id\":4") && resumed.contains("slept 300"),
         "{resumed}"
