@@ -407,6 +407,9 @@ struct FuzzWireArgs {
     /// Send one saved case again and judge it (instead of random cases).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "cases", "save_failures"])]
     replay: Option<PathBuf>,
+    /// Reports: a scenario per input class (`fuzz-wire/<class>`), a check per rule.
+    #[command(flatten)]
+    reports: ReportArgs,
 }
 
 fn usage_error(message: impl std::fmt::Display) -> ! {
@@ -863,10 +866,14 @@ async fn fuzz_wire(args: FuzzWireArgs) -> i32 {
         fuzzwire::fuzz(&c, &config, &options).await
     });
     print!("{}", found.summary(&options));
-    match (&found.error, found.failed()) {
-        (_, true) => exit::NONCONFORMANT,
-        (Some(_), false) => exit::HARNESS,
-        (None, false) => exit::CONFORMANT,
+    let report = found.report(options.profile);
+    let ids: Vec<String> = report.scenarios.iter().map(|s| s.id.clone()).collect();
+    let baseline = expected_failures(&args.reports, &ids);
+    let outcome = report.outcome(args.reports.fail_on, baseline.as_ref());
+    let code = write_reports(&report, &outcome, &args.reports);
+    match (&found.error, code) {
+        (Some(_), exit::CONFORMANT) => exit::HARNESS,
+        _ => code,
     }
 }
 
@@ -995,10 +1002,16 @@ async fn load(args: LoadArgs) -> i32 {
 
 /// The baseline of `--expected-failures`, checked against the scenario library.
 fn baseline(reports: &ReportArgs, lib: &LibraryArgs) -> Option<Baseline> {
+    let ids: Vec<String> = library(lib).into_iter().map(|s| s.id).collect();
+    expected_failures(reports, &ids)
+}
+
+/// The baseline of `--expected-failures`, its scenarios one of `ids` (or official ones).
+fn expected_failures(reports: &ReportArgs, ids: &[String]) -> Option<Baseline> {
     reports
         .expected_failures
         .as_deref()
-        .map(|p| Baseline::load(p, &library(lib)).unwrap_or_else(|e| usage_error(e)))
+        .map(|p| Baseline::load(p, ids).unwrap_or_else(|e| usage_error(e)))
 }
 
 /// Prints the terminal report and writes every requested one; returns the exit code.
@@ -1006,14 +1019,24 @@ fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline>) -
     let outcome = report.outcome(reports.fail_on, baseline);
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     print!("{}", report.terminal(&outcome, colour));
+    write_reports(report, &outcome, reports)
+}
+
+/// Writes every report file requested; returns the outcome's exit code, or the harness's if a
+/// file could not be written.
+fn write_reports(
+    report: &RunReport,
+    outcome: &mcp_taskcheck::report::Outcome,
+    reports: &ReportArgs,
+) -> i32 {
     let pretty = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap_or_default();
     let outputs: [(&Option<PathBuf>, &dyn Fn() -> String); 5] = [
-        (&reports.report_json, &|| pretty(report.json(&outcome))),
-        (&reports.report_junit, &|| report.junit(&outcome)),
-        (&reports.report_md, &|| report.markdown(&outcome)),
-        (&reports.report_html, &|| report.html(&outcome)),
+        (&reports.report_json, &|| pretty(report.json(outcome))),
+        (&reports.report_junit, &|| report.junit(outcome)),
+        (&reports.report_md, &|| report.markdown(outcome)),
+        (&reports.report_html, &|| report.html(outcome)),
         (&reports.checks_json, &|| {
-            pretty(report.checks_json(&outcome))
+            pretty(report.checks_json(outcome))
         }),
     ];
     for (path, render) in outputs {

@@ -24,9 +24,7 @@ pub async fn run_all<C: Connect + 'static>(
     jobs: usize,
     on_done: OnDone,
 ) -> RunReport {
-    let started = time::OffsetDateTime::now_utc()
-        .format(&Rfc3339)
-        .unwrap_or_default();
+    let started = now();
     let start = Instant::now();
     let cpu_start = own_cpu();
     let gate = Arc::new(Semaphore::new(jobs.max(1)));
@@ -150,4 +148,11 @@ pub fn write_trace(path: &Path, report: &RunReport) -> std::io::Result<()> {
         })
         .collect();
     trace::write_jsonl(path, &all)
+}
+
+/// The time now, as reports give it (RFC 3339, UTC).
+pub fn now() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&Rfc3339)
+        .unwrap_or_default()
 }

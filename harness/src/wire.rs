@@ -165,13 +165,43 @@ pub fn is_valid_id(id: &Value) -> bool {
 }
 
 /// The ids raw text carries: the `id` of a JSON object, or of each element of a JSON array.
+/// Text that is not JSON may still be read by a lenient parser (`NaN`, single quotes, two
+/// messages on a line), so its ids are what an `id` key in it is followed by.
 pub fn raw_ids(text: &str) -> Vec<Value> {
     let ids = |v: &Value| v.get("id").cloned().into_iter().collect::<Vec<_>>();
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Array(items)) => items.iter().flat_map(ids).collect(),
         Ok(v) => ids(&v),
-        Err(_) => Vec::new(),
+        Err(_) => lenient_ids(text),
     }
+}
+
+/// The string or integer after each quoted `id` key of text that is not JSON.
+fn lenient_ids(text: &str) -> Vec<Value> {
+    let mut found = Vec::new();
+    for quote in ['"', '\''] {
+        let key = format!("{quote}id{quote}");
+        for (at, _) in text.match_indices(&key) {
+            let rest = text[at + key.len()..].trim_start();
+            let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
+                continue;
+            };
+            let id = match value.chars().next() {
+                Some(q @ ('"' | '\'')) => value[1..].split(q).next().map(|s| json!(s)),
+                Some(c) if c.is_ascii_digit() || c == '-' => {
+                    let end = value[1..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .map_or(value.len(), |n| n + 1);
+                    value[..end].parse::<i64>().ok().map(|n| json!(n))
+                }
+                _ => None,
+            };
+            if let Some(id) = id.filter(|id| !found.contains(id)) {
+                found.push(id);
+            }
+        }
+    }
+    found
 }
 
 /// Builds a request.
@@ -234,6 +264,18 @@ pub fn has_related_task(object: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ids_are_read_from_text_a_lenient_parser_accepts() {
+        let nan = r#"{"jsonrpc":"2.0","id":"fw-1","method":"ping","params":{"x":NaN}}"#;
+        assert_eq!(raw_ids(nan), vec![json!("fw-1")]);
+        let twice = r#"{"id":7,"method":"ping"}{"id": 7,"method":"ping"}"#;
+        assert_eq!(raw_ids(twice), vec![json!(7)]);
+        assert_eq!(raw_ids("{'jsonrpc':'2.0','id':'a',"), vec![json!("a")]);
+        assert_eq!(raw_ids(r#"{"id":-3}"#), vec![json!(-3)]);
+        assert!(raw_ids("not json, no id").is_empty());
+        assert!(raw_ids(r#"{"id": [1]"#).is_empty());
+    }
+
     use super::*;
 
     #[test]

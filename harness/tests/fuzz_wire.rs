@@ -206,3 +206,47 @@ fn a_missing_replay_file_is_a_usage_error_naming_it() {
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("/nonexistent/case.json: cannot read"), "{out}");
 }
+
+#[test]
+fn fuzz_wire_writes_reports_and_fails_on_a_should_when_told() {
+    let faulty = reference(&["parse-error-wrong-code"]);
+    let json = temp_path("fuzz-wire-report.json");
+    let args = |fail_on: &'static str| {
+        vec![
+            "--seed",
+            "1",
+            "--cases",
+            "40",
+            "--fail-on",
+            fail_on,
+            "--report-json",
+            json.to_str().unwrap(),
+        ]
+    };
+    let (code, out) = fuzz_wire(&["--stdio", &faulty], &args("must"));
+    assert_eq!(code, 0, "a SHOULD warns, by default\n{out}");
+    let (code, out) = fuzz_wire(&["--stdio", &faulty], &args("should"));
+    assert_eq!(code, 1, "--fail-on should fails on it\n{out}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let scenario = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "fuzz-wire/parse-error")
+        .unwrap_or_else(|| panic!("no parse-error scenario\n{report:#}"));
+    let check = scenario["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["rule"] == "wire.parse-error")
+        .unwrap();
+    assert_eq!(check["verdict"], "warn", "{check:#}");
+    assert!(
+        check["message"]
+            .as_str()
+            .unwrap()
+            .contains("case(s) broke it"),
+        "{check:#}"
+    );
+}

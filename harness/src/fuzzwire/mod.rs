@@ -8,7 +8,8 @@ pub mod inputs;
 use crate::explore::{probe_offer, seeded_rng};
 use crate::monitor::has_capability;
 use crate::profile::Profile;
-use crate::runner::Config;
+use crate::report::RunReport;
+use crate::runner::{Config, ScenarioRun};
 use crate::scenario::ReceiverKind;
 use crate::session::{RequestError, Session};
 use crate::transport::{Connect, Peer};
@@ -85,6 +86,17 @@ pub struct Finding {
     pub saved: Option<PathBuf>,
 }
 
+/// One rule over every case of a class: its worst check, and how often it was judged.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    pub worst: Check,
+    /// The seed of the case the worst check came from.
+    pub seed: u64,
+    pub cases: usize,
+    /// Cases whose check was no pass.
+    pub broken: usize,
+}
+
 /// What a wire fuzzing run found.
 #[derive(Debug, Clone, Default)]
 pub struct WireFuzz {
@@ -93,9 +105,15 @@ pub struct WireFuzz {
     pub by_class: BTreeMap<Class, [usize; 4]>,
     /// One per (rule, verdict) broken, in the order found.
     pub findings: Vec<Finding>,
+    /// Per class and rule: the worst check of any case, what the report shows.
+    pub judged: BTreeMap<(Class, String), Judged>,
     pub elapsed: Duration,
     /// The `--stdio COMMAND` or `--url URL` a replay needs.
     pub receiver: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// When the run began (RFC 3339).
+    pub started: String,
     /// The receiver could not be probed or reached, or a case could not be saved.
     pub error: Option<String>,
 }
@@ -367,6 +385,8 @@ pub async fn fuzz<C: Connect>(connector: &C, config: &Config, options: &Options)
             },
             connector.describe()
         ),
+        transport: connector.transport().to_string(),
+        started: crate::suite::now(),
         ..WireFuzz::default()
     };
     let (info, offer) = match probe_offer(connector, config, options.profile).await {
@@ -403,6 +423,9 @@ pub async fn fuzz<C: Connect>(connector: &C, config: &Config, options: &Options)
             Verdict::Warn => 2,
             _ => 1,
         }] += 1;
+        for check in &checks {
+            found.judge(input.class, seed, check);
+        }
         for check in checks.iter().filter(|c| c.verdict >= Verdict::Warn) {
             if let Some(f) = found
                 .findings
@@ -444,6 +467,79 @@ pub async fn fuzz<C: Connect>(connector: &C, config: &Config, options: &Options)
 }
 
 impl WireFuzz {
+    /// Counts a check of a case of `class` under its rule, keeping the worst.
+    fn judge(&mut self, class: Class, seed: u64, check: &Check) {
+        let broken = usize::from(check.verdict >= Verdict::Warn);
+        let key = (class, check.rule.clone());
+        match self.judged.get_mut(&key) {
+            Some(j) => {
+                j.cases += 1;
+                j.broken += broken;
+                if check.verdict > j.worst.verdict {
+                    j.worst = check.clone();
+                    j.seed = seed;
+                }
+            }
+            None => {
+                let worst = check.clone();
+                let cases = 1;
+                self.judged.insert(
+                    key,
+                    Judged {
+                        worst,
+                        seed,
+                        cases,
+                        broken,
+                    },
+                );
+            }
+        }
+    }
+
+    /// The run as a report: a scenario per class (`fuzz-wire/<class>`), a check per rule (its
+    /// worst over the class's cases, saying how many broke it and the seed that did), so the
+    /// report formats, `--fail-on` and `taskcheck diff` work as for `run`.
+    pub fn report(&self, profile: Profile) -> RunReport {
+        let scenarios = self
+            .by_class
+            .iter()
+            .map(|(class, [cases, ..])| {
+                let checks = self
+                    .judged
+                    .iter()
+                    .filter(|((c, _), _)| c == class)
+                    .map(|(_, j)| Check {
+                        message: format!(
+                            "{} ({} of {} case(s) broke it; this one: --seed {} --cases 1)",
+                            j.worst.message, j.broken, j.cases, j.seed
+                        ),
+                        // each case had its own session, whose trace is not kept
+                        evidence: Vec::new(),
+                        ..j.worst.clone()
+                    })
+                    .collect();
+                ScenarioRun {
+                    id: format!("fuzz-wire/{}", class.name()),
+                    title: format!("fuzz-wire: {} ({cases} case(s))", class.name()),
+                    checks,
+                    error: None,
+                    server: None,
+                    trace: Vec::new(),
+                    duration: Duration::ZERO,
+                }
+            })
+            .collect();
+        RunReport {
+            profile,
+            receiver: self.receiver.clone(),
+            transport: self.transport.clone(),
+            started: self.started.clone(),
+            duration: self.elapsed,
+            scenarios,
+            cpu: None,
+        }
+    }
+
     /// The human summary `taskcheck fuzz-wire` prints.
     pub fn summary(&self, options: &Options) -> String {
         let mut out = format!(
