@@ -99,6 +99,7 @@ pub(super) fn step(kind: StepKind) -> Step {
         timeout_ms: None,
         peer: PeerName::A,
         given: Vec::new(),
+        absent: None,
         not_applicable_if: None,
     }
 }

@@ -17,6 +17,8 @@ pub enum Fault {
     TerminalStatusChanges,
     NoInputRequired,
     ElicitWithoutRelatedTask,
+    /// A task waits in input_required for an elicitation it never sends.
+    ElicitationDropped,
     StuckInputRequired,
     CreatedAtNotRfc3339,
     LastUpdatedAtMissing,
@@ -57,6 +59,8 @@ pub enum Fault {
     MalformedTaskAccepted,
     MalformedIdInternalError,
     TasksForUndeclaredTypes,
+    /// Refuses a task-augmented request of a type it does not declare task support for.
+    UndeclaredTaskRefused,
     GetOverSse,
     CancelOnDisconnect,
     SharedTaskStore,
@@ -191,7 +195,7 @@ use Fault::*;
 
 /// Every fault.
 pub const FAULTS: &[FaultInfo] = &[
-    FaultInfo { fault: NoTasksCapability, name: "no-tasks-capability", rules: &["tasks.capability.declare", "tasks.support.undeclared-processed-normally"], description: "declares no `tasks` capability but still creates tasks", may_also: &[], follows: &[] },
+    FaultInfo { fault: NoTasksCapability, name: "no-tasks-capability", rules: &["tasks.capability.declare"], description: "declares no `tasks` capability but still creates tasks", may_also: &[], follows: &["tasks.support.undeclared-processed-normally"] },
     FaultInfo { fault: ForbiddenAcceptsTask, name: "forbidden-accepts-task", rules: &["tasks.tool.forbidden-rejected"], description: "creates tasks for tools whose taskSupport is absent or forbidden", may_also: &[], follows: &[] },
     FaultInfo { fault: RequiredAcceptsPlain, name: "required-accepts-plain", rules: &["tasks.tool.required-without-task-rejected"], description: "runs `required` tools called without a task", may_also: &[], follows: &[] },
     FaultInfo { fault: CreateReturnsResult, name: "create-returns-result", rules: &["tasks.create.create-task-result"], description: "answers a task-augmented call with the tool result instead of a CreateTaskResult", may_also: &[], follows: &[] },
@@ -200,6 +204,7 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: DuplicateTaskId, name: "duplicate-task-id", rules: &["tasks.id.unique", "tasks.ttl.created-at-constant"], description: "every second task reuses the previous task's id (so the id's createdAt changes, and two tasks of a scenario are one)", may_also: &["tasks.lifecycle.terminal-final", "tasks.meta.ignore-request-related-task"], follows: &[] },
     FaultInfo { fault: TerminalStatusChanges, name: "terminal-status-changes", rules: &["tasks.lifecycle.terminal-final"], description: "a completed task reports `working` from its second tasks/get on", may_also: &[], follows: &[] },
     FaultInfo { fault: NoInputRequired, name: "no-input-required", rules: &["tasks.input.move-to-input-required"], description: "stays `working` while waiting for an elicitation answer", may_also: &[], follows: &[] },
+    FaultInfo { fault: ElicitationDropped, name: "elicitation-dropped", rules: &["tasks.input.requests-delivered"], description: "a task moves to `input_required` but its elicitation is never sent", may_also: &[], follows: &[] },
     FaultInfo { fault: ElicitWithoutRelatedTask, name: "elicit-without-related-task", rules: &["tasks.input.request-related-task"], description: "task elicitations carry no related-task `_meta`", may_also: &[], follows: &[] },
     FaultInfo { fault: StuckInputRequired, name: "stuck-input-required", rules: &["tasks.input.leave-after-input"], description: "stays `input_required` for 6 s after the answer arrived", may_also: &[], follows: &[] },
     FaultInfo { fault: CreatedAtNotRfc3339, name: "created-at-not-rfc3339", rules: &["tasks.ttl.created-at"], description: "`createdAt` is Unix milliseconds in a string", may_also: &[], follows: &[] },
@@ -234,7 +239,8 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: PollIntervalString, name: "poll-interval-string", rules: &["tasks.schema.receiver-messages", "tasks.schema.official"], description: "`pollInterval` is a string of digits", may_also: &[], follows: &[] },
     FaultInfo { fault: EmptyErrorMessages, name: "empty-error-messages", rules: &["tasks.errors.informative-message"], description: "every JSON-RPC error has an empty `message`", may_also: &[], follows: &[] },
     FaultInfo { fault: MalformedTaskAccepted, name: "malformed-task-accepted", rules: &["tasks.errors.malformed-task-param"], description: "a `task` that is not a TaskMetadata object creates a task with the default ttl", may_also: &[], follows: &[] },
-    FaultInfo { fault: TasksForUndeclaredTypes, name: "tasks-for-undeclared-types", rules: &["tasks.support.undeclared-processed-normally", "tasks.capability.declare"], description: "a task-augmented tools/list (not declared in `tasks.requests`) creates a task", may_also: &[], follows: &[] },
+    FaultInfo { fault: TasksForUndeclaredTypes, name: "tasks-for-undeclared-types", rules: &["tasks.capability.declare"], description: "a task-augmented tools/list (not declared in `tasks.requests`) creates a task", may_also: &[], follows: &["tasks.support.undeclared-processed-normally"] },
+    FaultInfo { fault: UndeclaredTaskRefused, name: "undeclared-task-refused", rules: &["tasks.support.undeclared-processed-normally"], description: "refuses a task-augmented tools/list (not declared in `tasks.requests`) instead of ignoring `task`", may_also: &[], follows: &[] },
     FaultInfo { fault: GetOverSse, name: "get-over-sse", rules: &["tasks.http.no-sse-for-get"], description: "(HTTP) tasks/get is answered on an SSE stream instead of plain JSON", may_also: &[], follows: &[] },
     FaultInfo { fault: CancelOnDisconnect, name: "cancel-on-disconnect", rules: &["tasks.http.disconnect-not-cancel"], description: "(HTTP) dropping the SSE stream of a waiting tasks/result cancels the task", may_also: &[], follows: &[] },
     FaultInfo { fault: SharedTaskStore, name: "shared-task-store", rules: &["tasks.security.bind-context"], description: "(HTTP) every session and credential sees one task store", may_also: &[], follows: &[] },
@@ -267,8 +273,9 @@ pub const FAULTS: &[FaultInfo] = &[
 
 /// Receiver faults that concern tools, `input_required` or progress, which client receivers
 /// have no part in: the reference client cannot have them.
-const SERVER_ONLY: [Fault; 10] = [
+const SERVER_ONLY: [Fault; 11] = [
     ElicitAsTask,
+    ElicitationDropped,
     ForbiddenAcceptsTask,
     RequiredAcceptsPlain,
     NoInputRequired,

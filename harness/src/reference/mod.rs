@@ -257,6 +257,14 @@ impl Reference {
                 let listed = self.listing();
                 Ok(self.start_task(None, Box::pin(async { Ok(listed) })))
             }
+            "tools/list" | "roots/list"
+                if self.faults.has(Fault::UndeclaredTaskRefused) && params.get("task").is_some() =>
+            {
+                Err((
+                    code::INVALID_PARAMS,
+                    format!("{method} cannot be task-augmented"),
+                ))
+            }
             "tools/list" if !client => Ok(fixtures::tools_list()),
             "roots/list" if client => Ok(fixtures::client::roots()),
             "tools/call" if !client => self.tools_call(params, &id).await,
@@ -343,6 +351,11 @@ impl Reference {
             }
             return work(None).await.map_err(error_pair);
         };
+        if support == "forbidden" && self.faults.has(Fault::NoTasksCapability) {
+            // undeclared, a task-augmented call is processed normally: only the optional
+            // tools' tasks are the fault
+            return work(None).await.map_err(error_pair);
+        }
         if support == "forbidden" && !self.faults.has(Fault::ForbiddenAcceptsTask) {
             return Err((
                 code::METHOD_NOT_FOUND,

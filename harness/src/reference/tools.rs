@@ -112,6 +112,10 @@ async fn elicit(server: &Arc<Reference>, ctx: &RunContext) -> Result<Value, Valu
             );
         }
     }
+    if ctx.task_id.is_some() && server.faults.has(Fault::ElicitationDropped) {
+        // the task waits for an answer to a request nobody will see
+        std::future::pending::<()>().await;
+    }
     let answer = server.call_client("elicitation/create", params).await;
     if let Some(id) = &ctx.task_id {
         if server.faults.has(Fault::StuckInputRequired) {

@@ -90,8 +90,10 @@ pub fn attribute(
         } else {
             let wanted = c.step.as_ref().and_then(|s| given.get(s));
             wanted.into_iter().flatten().find_map(|rule| {
-                // a given rule explains a failure only if it failed before it
+                // a given rule explains a failure only if it failed before it, or on the
+                // same message (a monitor, judging what the step judged)
                 root_failure(&checks[..i], &roots, i, rule)
+                    .or_else(|| same_message_failure(&checks, &roots, i, rule))
                     .map(|r| (rule.clone(), checks[r].step.clone()))
             })
         };
@@ -119,6 +121,24 @@ fn root_failure(checks: &[Check], roots: &[Option<Root>], me: usize, rule: &str)
         .iter()
         .enumerate()
         .position(|(j, c)| j != me && c.rule == rule && c.broke() && roots[j].is_none())
+}
+
+/// The index of a failure of `rule`, no consequence itself, whose evidence shares a message
+/// with check `me`'s.
+fn same_message_failure(
+    checks: &[Check],
+    roots: &[Option<Root>],
+    me: usize,
+    rule: &str,
+) -> Option<usize> {
+    let mine = &checks[me].evidence;
+    checks.iter().enumerate().position(|(j, c)| {
+        j != me
+            && c.rule == rule
+            && c.broke()
+            && roots[j].is_none()
+            && c.evidence.iter().any(|seq| mine.contains(seq))
+    })
 }
 
 /// Consequences moved right after the first failure of their root rule (in order).

@@ -5,6 +5,7 @@ use super::{
 };
 use crate::matcher::{self, Vars};
 use crate::scenario::{step_label, Expect, PeerName, Step, StepKind};
+use crate::model::TaskStatus;
 use crate::session::{Inbound, Inbox, Reply, RequestError, Session};
 use crate::spec::{self, Level};
 use crate::verdict::{Check, Root, Verdict};
@@ -299,6 +300,7 @@ impl<'a> Exec<'a> {
             StepKind::Send { headers, .. } => headers.clone().into_iter().collect(),
             _ => Vec::new(),
         };
+        let task_id = params.get("taskId").cloned();
         match session
             .request_headed(method, params, self.timeout(step), headers)
             .await
@@ -310,11 +312,35 @@ impl<'a> Exec<'a> {
             }
             Err(e @ RequestError::Timeout { .. }) => {
                 still_answering(session, &self.config.limits, &e).await?;
+                if let (Some(rule), Some(id), "tasks/result") = (&step.rule, task_id, method) {
+                    // a tasks/result MUST block while its task is not terminal
+                    if let Some(status) = self.unfinished(session, id).await {
+                        state.record(Check::with(
+                            rule,
+                            Verdict::Untestable,
+                            format!("{e}, and the task is still {status:?}: blocking is what the spec asks while it is not terminal"),
+                        ));
+                        return Ok(None);
+                    }
+                }
                 state.judge(&step.rule, false, e.to_string(), Vec::new())?;
                 Ok(None)
             }
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// The status of task `id` if a tasks/get shows it is not terminal.
+    async fn unfinished(&self, session: &Session, id: Value) -> Option<String> {
+        let reply = session
+            .request("tasks/get", json!({"taskId": id}), self.config.limits.request)
+            .await
+            .ok()?;
+        let Outcome::Result(task) = reply.outcome else {
+            return None;
+        };
+        let status = TaskStatus::parse(task.get("status")?.as_str()?)?;
+        (!status.is_terminal()).then(|| status.as_str().to_string())
     }
 
     /// Why a step cannot run: it calls a fixture role the receiver does not play, or uses a
@@ -541,12 +567,32 @@ impl<'a> Exec<'a> {
         {
             Ok(inbound) => {
                 state.sent_by.insert(inbound.seq, state.label.clone());
+                if let Some(absent) = &step.absent {
+                    let sent = format!("the receiver sent its {method}");
+                    state.record(Check::judged(absent, true, sent, vec![inbound.seq]));
+                }
                 let params = Outcome::Result(inbound.params.clone());
                 self.judge_answer(step, &params, vec![inbound.seq], state)?;
                 Ok(Some(inbound))
             }
             Err(e @ RequestError::Timeout { .. }) => {
                 let why = format!("the receiver sent no {method}: {e}");
+                if let Some(absent) = &step.absent {
+                    // nothing came to judge the step's rule on: its absence is the finding
+                    state.record(Check::judged(absent, false, why.clone(), Vec::new()));
+                    if let Some(rule) = &step.rule {
+                        let root = Root {
+                            rule: absent.clone(),
+                            scenario: String::new(),
+                            step: None,
+                        };
+                        state.record(
+                            Check::with(rule, Verdict::Untestable, format!("{why}: nothing to judge"))
+                                .following(root),
+                        );
+                    }
+                    return Ok(None);
+                }
                 match (&step.rule, inbox == Inbox::Notifications && self.mapped) {
                     (Some(rule), true) => state.record(Check::with(
                         rule,

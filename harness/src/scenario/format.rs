@@ -135,6 +135,10 @@ pub struct Step {
     /// Rules this step's judgement takes for granted: if one of them failed earlier in the
     /// scenario, a failure here is shown as its consequence (one defect, one failure).
     pub given: Vec<String>,
+    /// The rule broken when the awaited request or notification never comes (`answer`,
+    /// `notification`); the step's own rule is then untestable, as its consequence. Without
+    /// it, the step's rule is broken.
+    pub absent: Option<String>,
     /// An answer that shows the scenario does not apply to this receiver (`send` and
     /// `notification`): the scenario's rules not judged yet are not applicable.
     pub not_applicable_if: Option<NotApplicableIf>,
@@ -298,6 +302,8 @@ pub struct RawStep {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub given: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_applicable_if: Option<NotApplicableIf>,
 }
 
@@ -372,13 +378,22 @@ impl TryFrom<RawStep> for Step {
             "notify" => &["params"],
             "poll" => &["until", "capture", "rule", "timeout_ms", "given"],
             "wait" => &[],
-            "answer" | "respond" => &["reply", "rule", "expect", "checks", "timeout_ms", "given"],
+            "answer" | "respond" => &[
+                "reply",
+                "rule",
+                "expect",
+                "checks",
+                "timeout_ms",
+                "given",
+                "absent",
+            ],
             "notification" => &[
                 "rule",
                 "expect",
                 "checks",
                 "timeout_ms",
                 "given",
+                "absent",
                 "not_applicable_if",
             ],
             "retry" => &["rule", "expect", "checks", "timeout_ms", "given"],
@@ -402,6 +417,7 @@ impl TryFrom<RawStep> for Step {
             ("hold_open", raw.hold_open),
             ("headers", !raw.headers.is_empty()),
             ("given", !raw.given.is_empty()),
+            ("absent", raw.absent.is_some()),
             ("not_applicable_if", raw.not_applicable_if.is_some()),
         ];
         if let Some((field, _)) = present.iter().find(|(f, set)| *set && !allowed.contains(f)) {
@@ -495,6 +511,7 @@ impl TryFrom<RawStep> for Step {
             timeout_ms: raw.timeout_ms,
             peer: raw.peer.unwrap_or_default(),
             given: raw.given,
+            absent: raw.absent,
             not_applicable_if: raw.not_applicable_if,
         })
     }
@@ -510,6 +527,7 @@ impl From<Step> for RawStep {
             timeout_ms: step.timeout_ms,
             peer: (step.peer != PeerName::A).then_some(step.peer),
             given: step.given,
+            absent: step.absent,
             not_applicable_if: step.not_applicable_if,
             ..RawStep::default()
         };
@@ -610,7 +628,7 @@ impl Expect {
 impl Step {
     /// Every rule the step judges (its own, its `checks`', a `within` or next-cursor rule).
     pub fn rules(&self) -> Vec<String> {
-        let mut out: Vec<String> = self.rule.iter().cloned().collect();
+        let mut out: Vec<String> = self.rule.iter().chain(&self.absent).cloned().collect();
         out.extend(self.checks.iter().map(|c| c.rule.clone()));
         match &self.kind {
             StepKind::Send {
