@@ -207,6 +207,16 @@ fn judge_answer(input: &Input, answer: Option<&(u64, Outcome)>, waited: Duration
             return Check::judged(rule, false, silent(), Vec::new())
                 .comparing(format!("error {want}"), "nothing".into());
         };
+        if http_status(outcome) == Some(413) {
+            // an HTTP server may cap a body's size: the input never reached the receiver's
+            // JSON-RPC layer, so its answer there cannot be judged
+            return Check::with(
+                rule,
+                Verdict::Untestable,
+                "the HTTP server refused the body as too large (413)",
+            )
+            .comparing(format!("error {want}"), shown(outcome));
+        }
         let held = error_code(outcome).is_some_and(|c| codes.contains(&c))
             || (http_ok && http_status(outcome).is_some_and(|s| (400..500).contains(&s)));
         let message = if held {
@@ -270,6 +280,18 @@ fn answer_wait(input: &Input, config: &Config) -> Duration {
     }
 }
 
+/// Why the spec forbids the requestor to send this input at all, where it does: a receiver
+/// that stops after such input is only warned, since no sentence says what it must do then.
+fn forbidden_input(input: &Input) -> Option<&'static str> {
+    if input.before_init && !input.is_ping() {
+        return Some("the input came before initialize, which requestors should not send");
+    }
+    // 2026-07-28 has no server-to-client requests, so nothing a client could answer
+    let ext = input.profile == Profile::ExtTasks;
+    (ext && input.class == Class::StrayResponse)
+        .then_some("under 2026-07-28 a client MUST NOT send JSON-RPC responses")
+}
+
 /// The survival check: the liveness request (`ping`, or `server/discover` under ext-tasks)
 /// answered with a result after the input. Before initialize only
 /// ping is allowed, so a receiver that stops after another early request is only warned.
@@ -277,18 +299,14 @@ fn survival(input: &Input, outcome: Result<Outcome, String>, seq: Vec<u64>) -> C
     let rule = "wire.survives";
     let probe = input.profile.liveness_method();
     let failed = |why: String| {
-        let early = input.before_init && !input.is_ping();
         let check = Check::judged(rule, false, format!("after the input: {why}"), seq.clone());
-        match early {
-            true => Check {
+        match forbidden_input(input) {
+            Some(reason) => Check {
                 verdict: Verdict::Warn,
-                message: format!(
-                    "{} (the input came before initialize, which requestors should not send)",
-                    check.message
-                ),
+                message: format!("{} ({reason})", check.message),
                 ..check
             },
-            false => check,
+            None => check,
         }
     };
     match outcome {
@@ -596,5 +614,50 @@ impl WireFuzz {
             out += &format!("error: {e}\n");
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(class: Class, profile: Profile) -> Input {
+        Input {
+            class,
+            lines: vec![r#"{"jsonrpc":"2.0","method":"notifications/x"}"#.into()],
+            ids: Vec::new(),
+            before_init: false,
+            profile,
+        }
+    }
+
+    #[test]
+    fn a_body_too_large_for_the_http_server_leaves_the_rule_untestable() {
+        let mut bad = input(Class::BadCursor, Profile::Tasks2025);
+        bad.lines = vec![r#"{"jsonrpc":"2.0","id":"fw-1","method":"tasks/list","params":{"cursor":"x"}}"#.into()];
+        let refused = Outcome::Error(json!({"httpStatus": 413, "message": "PayloadTooLargeError"}));
+        let checks = judge_answer(&bad, Some(&(3, refused)), Duration::from_secs(1));
+        let cursor = checks.iter().find(|c| c.rule == "tasks.errors.bad-cursor").unwrap();
+        assert_eq!(cursor.verdict, Verdict::Untestable, "{}", cursor.message);
+        let wrong = Outcome::Error(json!({"code": -32603, "message": "boom"}));
+        let checks = judge_answer(&bad, Some(&(3, wrong)), Duration::from_secs(1));
+        let cursor = checks.iter().find(|c| c.rule == "tasks.errors.bad-cursor").unwrap();
+        assert_eq!(cursor.verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn dying_on_input_the_spec_forbids_is_warned_and_on_legal_input_failed() {
+        let died = |class, profile| {
+            survival(&input(class, profile), Err("exited".into()), Vec::new()).verdict
+        };
+        // 2026-07-28: a client MUST NOT send responses; notifications are legal
+        assert_eq!(died(Class::StrayResponse, Profile::ExtTasks), Verdict::Warn);
+        assert_eq!(died(Class::Notification, Profile::ExtTasks), Verdict::Fail);
+        // 2025-11-25: a client answers server requests, so a stray response is legal input
+        assert_eq!(died(Class::StrayResponse, Profile::Tasks2025), Verdict::Fail);
+        let mut early = input(Class::BeforeInit, Profile::Tasks2025);
+        early.before_init = true;
+        let check = survival(&early, Err("exited".into()), Vec::new());
+        assert_eq!(check.verdict, Verdict::Warn, "{}", check.message);
     }
 }

@@ -425,10 +425,20 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
     // an HTTP error may carry a JSON-RPC error for the request: judge that, not the status
     if let (true, Ok(mut error)) = (is_request || raw, serde_json::from_slice::<Value>(&body)) {
         if error.get("error").is_some() && error.get("result").is_none() {
-            if !raw && error.get("id").is_none_or(Value::is_null) {
-                error["id"] = msg.get("id").cloned().unwrap_or(json!(null));
+            let mut via = format!("POST HTTP {}", status.as_u16());
+            // the HTTP answer to a POST answers the request it carried, whatever id its
+            // error names (null, or one of the SDK's own such as "server-error")
+            // (only an id JSON-RPC allows: malformed input is answered as what it is)
+            let sent = msg.get("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64());
+            match (sent, error.get("id").cloned()) {
+                (Some(sent), Some(named)) if !named.is_null() && &named != sent => {
+                    via = format!("{via}, its error naming id {named}");
+                    error["id"] = sent.clone();
+                }
+                (Some(sent), None | Some(Value::Null)) => error["id"] = sent.clone(),
+                (None, None) if !raw => error["id"] = json!(null),
+                _ => {}
             }
-            let via = format!("POST HTTP {}", status.as_u16());
             let _ = shared.deliver(error.to_string().as_bytes(), &via).await;
             return;
         }
