@@ -3,11 +3,14 @@ Markdown: one column per report, one row per rule, the rule's worst verdict in t
 `python3 interop/matrix.py --update` writes it into reports/README.md between the matrix
 markers; without it, exits non-zero if what is there is not what the reports give (CI). Both
 also fail if a rule that did not pass in a report is not named in its SDK's section (after
-`<!-- sdk: NAME -->`): every non-pass must be explained, consequences under their root."""
+`<!-- sdk: NAME -->`): every non-pass must be explained, consequences under their root.
+It also writes (or checks) reports/index.html, the same matrix as a page (index_page.py)."""
 
 import json
 import pathlib
 import sys
+
+import index_page
 
 SHORT = {"pass": "pass", "fail": "**FAIL**", "warn": "*warn*", "error": "**ERROR**",
          "untestable": "untestable", "consequence": "consequence", "not-applicable": "n/a",
@@ -35,17 +38,20 @@ def table(root):
 
 
 def unexplained(root, text):
-    """Non-pass rules of a report that its SDK's section (after `<!-- sdk: NAME -->`) never names."""
+    """Non-pass rules of a run's reports (fixed scenarios, fuzz-wire, the explore replay) that
+    its SDK's section (after `<!-- sdk: NAME -->`) never names."""
     missing = []
-    for path in sorted(pathlib.Path(root).glob("*/report.json")):
-        name = path.parent.name
-        sdk = name.rsplit("-", 1)[0]
+    reports = [p for pattern in ("*/report.json", "*/fuzz-wire.json", "*/explore/report.json")
+               for p in pathlib.Path(root).glob(pattern)]
+    for path in sorted(reports):
+        name = path.relative_to(root).parts[0]
+        sdk = index_page.sdk_of(name)
         marker = f"<!-- sdk: {sdk} -->"
         section = text.split(marker, 1)[1].split("\n## ", 1)[0] if marker in text else ""
         for rule in json.loads(path.read_text())["rules"]:
             bad = rule["verdict"] in ("fail", "warn", "error", "untestable", "consequence")
             if bad and f"`{rule['id']}`" not in section:
-                missing.append(f"{name}: {rule['verdict']} {rule['id']}")
+                missing.append(f"{path.relative_to(root)}: {rule['verdict']} {rule['id']}")
     return missing
 
 
@@ -55,10 +61,15 @@ def main(mode="--check", root="reports"):
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     wanted = f"{head}{BEGIN}\n{table(root)}\n{END}{tail}"
+    index = pathlib.Path(root) / "index.html"
+    page = index_page.page(root)
     if mode == "--update":
         readme.write_text(wanted)
+        index.write_text(page)
     elif text != wanted:
         sys.exit(f"{readme}: the matrix is not the one the committed reports give; run interop/run.sh --update")
+    elif not index.exists() or index.read_text() != page:
+        sys.exit(f"{index}: not the page the committed reports give; run interop/run.sh --update")
     missing = unexplained(root, wanted)
     if missing:
         sys.exit(f"{readme}: non-pass verdicts its SDK section does not explain:\n" + "\n".join(missing))

@@ -21,11 +21,16 @@ details{margin:.6em 0;border:1px solid #ddd;border-radius:6px;padding:.4em .8em}
 .flow .msg line{stroke:#555}.flow .msg.bad line{stroke:#b3261e;stroke-width:2}.flow .msg.bad text{fill:#b3261e;font-weight:bold}\
 .flow marker path{fill:#555}code{background:#f6f8fa;padding:0 3px}#filters{margin:.5em 0}";
 
+/// The checks table's filter, and a scenario named by the URL's `#s-<id>` opened (the
+/// links of `reports/index.html`).
 const SCRIPT: &str = "function filter(){var v=document.getElementById('verdict').value,\
 q=document.getElementById('q').value.toLowerCase();\
 document.querySelectorAll('#checks tbody tr').forEach(function(r){\
 var ok=(!v||r.dataset.verdict===v)&&(!q||r.textContent.toLowerCase().indexOf(q)>=0);\
-r.style.display=ok?'':'none';});}";
+r.style.display=ok?'':'none';});}\
+function reveal(){var e=location.hash&&document.getElementById(location.hash.slice(1));\
+if(e&&e.tagName==='DETAILS'){e.open=true;e.scrollIntoView();}}\
+window.addEventListener('hashchange',reveal);reveal();";
 
 fn verdict_cell(v: Verdict) -> String {
     let class = serde_json::to_value(v)
