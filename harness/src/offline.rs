@@ -145,6 +145,7 @@ pub fn judge(
             let checks = roots::attribute(
                 &id,
                 &Default::default(),
+                &Default::default(),
                 judgement.checks,
                 &roots::Facts {
                     because: &judgement.because,

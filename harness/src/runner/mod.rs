@@ -376,6 +376,7 @@ pub async fn run_scenario<C: Connect>(
     run.checks = roots::attribute(
         &scenario.id,
         &roots::given_by_step(scenario),
+        &roots::rules_by_step(scenario),
         run.checks,
         &roots::Facts {
             because: &because,

@@ -31,10 +31,12 @@ pub struct Facts<'a> {
 
 /// The checks of scenario `id` with every explained failure turned into its root's
 /// consequence, placed right after the root; every check that lacks a step gets the step its
-/// evidence came from. `given` holds each step's `given` rules by label ([`given_by_step`]).
+/// evidence came from. `given` holds each step's `given` rules by label ([`given_by_step`]),
+/// `own_rules` the rules it judges itself ([`rules_by_step`]).
 pub fn attribute(
     id: &str,
     given: &HashMap<String, Vec<String>>,
+    own_rules: &HashMap<String, Vec<String>>,
     checks: Vec<Check>,
     facts: &Facts,
 ) -> Vec<Check> {
@@ -89,11 +91,19 @@ pub fn attribute(
                 .map(|r| (rule.to_string(), checks[r].step.clone()))
         } else {
             let wanted = c.step.as_ref().and_then(|s| given.get(s));
+            // a monitor judging the very message the step judged: one defect seen twice
+            let own = c.step.as_ref().and_then(|s| own_rules.get(s));
+            let judged_here = |rule: &String| own.is_some_and(|r| r.contains(rule));
             wanted.into_iter().flatten().find_map(|rule| {
-                // a given rule explains a failure only if it failed before it, or on the
-                // same message (a monitor, judging what the step judged)
+                // a given rule explains a failure only if it failed before it, or, for the
+                // step's own rule, on the same message (a monitor, judging what it judged)
+                let monitor_seen = judged_here(&c.rule) && !judged_here(rule);
                 root_failure(&checks[..i], &roots, i, rule)
-                    .or_else(|| same_message_failure(&checks, &roots, i, rule))
+                    .or_else(|| {
+                        monitor_seen
+                            .then(|| same_message_failure(&checks, &roots, i, rule))
+                            .flatten()
+                    })
                     .map(|r| (rule.clone(), checks[r].step.clone()))
             })
         };
@@ -171,6 +181,15 @@ pub fn given_by_step(scenario: &Scenario) -> HashMap<String, Vec<String>> {
         .into_iter()
         .filter(|(_, s)| !s.given.is_empty())
         .map(|(label, s)| (label, s.given.clone()))
+        .collect()
+}
+
+/// The rules each step of a scenario judges itself, by the step's label.
+pub fn rules_by_step(scenario: &Scenario) -> HashMap<String, Vec<String>> {
+    scenario
+        .labelled_steps()
+        .into_iter()
+        .map(|(label, s)| (label, s.rules()))
         .collect()
 }
 

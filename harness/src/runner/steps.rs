@@ -4,8 +4,8 @@ use super::{
     still_answering, Config, Stop, MAX_LIST_PAGES, POLLS_AT_LEAST, POLL_DEFAULT_MS, POLL_MIN_MS,
 };
 use crate::matcher::{self, Vars};
-use crate::scenario::{step_label, Expect, PeerName, Step, StepKind};
 use crate::model::TaskStatus;
+use crate::scenario::{step_label, Expect, PeerName, Step, StepKind};
 use crate::session::{Inbound, Inbox, Reply, RequestError, Session};
 use crate::spec::{self, Level};
 use crate::verdict::{Check, Root, Verdict};
@@ -313,13 +313,9 @@ impl<'a> Exec<'a> {
             Err(e @ RequestError::Timeout { .. }) => {
                 still_answering(session, &self.config.limits, &e).await?;
                 if let (Some(rule), Some(id), "tasks/result") = (&step.rule, task_id, method) {
-                    // a tasks/result MUST block while its task is not terminal
-                    if let Some(status) = self.unfinished(session, id).await {
-                        state.record(Check::with(
-                            rule,
-                            Verdict::Untestable,
-                            format!("{e}, and the task is still {status:?}: blocking is what the spec asks while it is not terminal"),
-                        ));
+                    if let Some(why) = self.rightly_blocked(session, id).await {
+                        let message = format!("{e}, {why}");
+                        state.record(Check::with(rule, Verdict::Untestable, message));
                         return Ok(None);
                     }
                 }
@@ -330,17 +326,24 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// The status of task `id` if a tasks/get shows it is not terminal.
-    async fn unfinished(&self, session: &Session, id: Value) -> Option<String> {
-        let reply = session
-            .request("tasks/get", json!({"taskId": id}), self.config.limits.request)
-            .await
-            .ok()?;
-        let Outcome::Result(task) = reply.outcome else {
+    /// Why a tasks/result of task `id` that got no answer in time broke no rule, if it did
+    /// not: its task is still not terminal (blocking is what the spec asks), or it ended just
+    /// as the wait ran out and a second tasks/result is answered.
+    async fn rightly_blocked(&self, session: &Session, id: Value) -> Option<String> {
+        let limit = self.config.limits.request;
+        let ask = |method| session.request(method, json!({"taskId": id}), limit);
+        let Outcome::Result(task) = ask("tasks/get").await.ok()?.outcome else {
             return None;
         };
-        let status = TaskStatus::parse(task.get("status")?.as_str()?)?;
-        (!status.is_terminal()).then(|| status.as_str().to_string())
+        let status = TaskStatus::parse(task.get("status")?.as_str()?)?.as_str();
+        if !TaskStatus::parse(status)?.is_terminal() {
+            return Some(format!(
+                "and the task is still {status:?}: blocking is what the spec asks while it is not terminal"
+            ));
+        }
+        ask("tasks/result").await.ok().map(|_| {
+            format!("and the task is {status:?} now, ended as the wait ran out: a second tasks/result was answered")
+        })
     }
 
     /// Why a step cannot run: it calls a fixture role the receiver does not play, or uses a
@@ -587,8 +590,12 @@ impl<'a> Exec<'a> {
                             step: None,
                         };
                         state.record(
-                            Check::with(rule, Verdict::Untestable, format!("{why}: nothing to judge"))
-                                .following(root),
+                            Check::with(
+                                rule,
+                                Verdict::Untestable,
+                                format!("{why}: nothing to judge"),
+                            )
+                            .following(root),
                         );
                     }
                     return Ok(None);

@@ -429,13 +429,20 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
             // the HTTP answer to a POST answers the request it carried, whatever id its
             // error names (null, or one of the SDK's own such as "server-error")
             // (only an id JSON-RPC allows: malformed input is answered as what it is)
-            let sent = msg.get("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64());
+            let sent = msg
+                .get("id")
+                .filter(|id| id.is_string() || id.is_i64() || id.is_u64());
             match (sent, error.get("id").cloned()) {
                 (Some(sent), Some(named)) if !named.is_null() && &named != sent => {
                     via = format!("{via}, its error naming id {named}");
                     error["id"] = sent.clone();
                 }
                 (Some(sent), None | Some(Value::Null)) => error["id"] = sent.clone(),
+                // an id that could not be read is null (JSON-RPC), whatever the body names
+                (None, Some(named)) if raw && !named.is_null() => {
+                    via = format!("{via}, its error naming id {named}");
+                    error["id"] = json!(null);
+                }
                 (None, None) if !raw => error["id"] = json!(null),
                 _ => {}
             }

@@ -14,8 +14,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::{mpsc, watch, Mutex};
 
 /// How long a connection that broke waits to learn whether the server exited meanwhile (a
-/// process printing its crash on a busy machine can take over a second to end).
-const EXIT_GRACE: Duration = Duration::from_millis(3000);
+/// process printing its crash on a busy machine can take seconds to end; only a connection
+/// that already broke waits, so a long grace costs a correct run nothing).
+const EXIT_GRACE: Duration = Duration::from_millis(10_000);
 
 /// Builds the HTTP connector of the URL a server printed.
 pub type HttpOf = Box<dyn Fn(reqwest::Url) -> Result<HttpConnector, String> + Send + Sync>;
