@@ -16,11 +16,33 @@ update=0
 installs=${TASKCHECK_INTEROP_CACHE:-$HOME/.cache/taskcheck-interop}
 cache=interop/.cache
 mkdir -p "$cache" "$installs"
-failed=0
+rm -f "$cache/failed"
 
 # key FILE: a short hash of a lock file, naming the install made from it
 key() {
   sha256sum "$1" | cut -c1-12
+}
+
+# compare NAME TRANSPORT FILE: the committed FILE of a run against this run's, or (--update)
+# the committed one rewritten; flaky.txt beside the report lists verdicts the SDK's own timing
+# decides, each explained in reports/README.md
+compare() {
+  local committed=reports/$1-$2 now=$cache/$1-$2 file=$3
+  if ((update)); then
+    mkdir -p "$(dirname "$committed/$file")"
+    cp "$now/$file" "$committed/$file"
+    return
+  fi
+  local ignore=()
+  if [[ -f $committed/flaky.txt ]]; then
+    while read -r key _; do
+      [[ -n $key && $key != \#* ]] && ignore+=(--ignore "$key")
+    done <"$committed/flaky.txt"
+  fi
+  if [[ ! -f $committed/$file ]] || ! "$taskcheck" diff "$committed/$file" "$now/$file" "${ignore[@]}"; then
+    echo "FAIL: verdicts of $1 over $2 ($file) changed (committed -> now); if intended, run interop/run.sh --update"
+    touch "$cache/failed"
+  fi
 }
 
 # check NAME TRANSPORT COMMAND ARGS...: one run (`run` for a server, `client` for a client),
@@ -28,8 +50,8 @@ key() {
 check() {
   local name=$1 transport=$2
   shift 2
-  local committed=reports/$name-$transport now=$cache/$name-$transport
-  mkdir -p "$now"
+  local now=$cache/$name-$transport
+  rm -rf "$now" && mkdir -p "$now"
   local start=$SECONDS
   # stretched timeouts: an SDK server starting on a busy machine must not change a verdict;
   # each SDK release implements one design, named, so no run spends a start on detection
@@ -37,21 +59,47 @@ check() {
     --report-html "$now/report.html" >"$now/terminal.txt" 2>&1 || true
   echo "$name over $transport: $(tail -n 1 "$now/terminal.txt") [$((SECONDS - start)) s]"
   if ((update)); then
-    mkdir -p "$committed"
-    cp "$now"/report.{json,md,html} "$committed/"
-  else
-    # verdicts the SDK's own timing decides, each explained in reports/README.md
-    local ignore=()
-    if [[ -f $committed/flaky.txt ]]; then
-      while read -r key _; do
-        [[ -n $key && $key != \#* ]] && ignore+=(--ignore "$key")
-      done <"$committed/flaky.txt"
-    fi
-    if ! "$taskcheck" diff "$committed/report.json" "$now/report.json" "${ignore[@]}"; then
-      echo "FAIL: verdicts of $name over $transport changed (committed -> now); if intended, run interop/run.sh --update"
-      failed=1
-    fi
+    mkdir -p "reports/$name-$transport"
+    cp "$now"/report.{html,md} "reports/$name-$transport/"
   fi
+  compare "$name" "$transport" report.json
+}
+
+# fuzz NAME TRANSPORT TARGET ARGS...: the same server under `fuzz-wire` and `explore`, each
+# with a fixed seed and a bounded count (after `check` of the same run). fuzz-wire's verdicts
+# go to fuzz-wire.json; the minimal sequence explore shrinks a failure to is committed under
+# explore/ and replayed by `run` into explore/report.json, so CI proves it still fails.
+fuzz() {
+  local name=$1 transport=$2
+  shift 2
+  local committed=reports/$name-$transport now=$cache/$name-$transport
+  local judge=(--profile "${PROFILE:-2025-11-25}" --timeout-scale 3)
+  local start=$SECONDS
+  "$taskcheck" fuzz-wire "$@" "${judge[@]}" --seed 1 --cases 40 --report-json "$now/fuzz-wire.json" \
+    --report-md "$now/fuzz-wire.md" >"$now/fuzz-wire.txt" 2>&1 || true
+  echo "$name over $transport, fuzz-wire: $(grep -c '^\(FAIL\|WARN\) ' "$now/fuzz-wire.txt") rule(s) broken [$((SECONDS - start)) s]"
+  compare "$name" "$transport" fuzz-wire.json
+  ((update)) && cp "$now/fuzz-wire.md" "$committed/"
+  start=$SECONDS
+  if ((update)); then
+    rm -rf "$committed/explore"
+    "$taskcheck" explore "$@" "${judge[@]}" --seed 1 --cases 5 --max-ops 12 --shrink-runs 40 \
+      --save-failures "$committed/explore" >"$now/explore.txt" 2>&1 || true
+    cp "$now/explore.txt" "$committed/"
+  fi
+  echo "$name over $transport, explore: $(grep '^FAIL seed' "$now/explore.txt" 2>/dev/null || echo "replayed") [$((SECONDS - start)) s]"
+  if [[ -d $committed/explore ]]; then
+    mkdir -p "$now/explore"
+    "$taskcheck" run "$@" "${judge[@]}" --scenarios "$committed/explore" --tag explore \
+      --report-json "$now/explore/report.json" >"$now/explore/terminal.txt" 2>&1 || true
+    compare "$name" "$transport" explore/report.json
+  fi
+}
+
+# server NAME TRANSPORT TARGET ARGS...: a server's fixed scenarios, then its fuzzing
+server() {
+  check "$1" "$2" run "${@:3}"
+  fuzz "$@"
 }
 
 # venv DIR REQUIREMENTS: a virtualenv with exactly these packages, made once
@@ -63,60 +111,119 @@ venv() {
   fi
 }
 
+python_install() {
+  venv "$installs/venv-python-mcp-1.30.0-$(key interop/python/requirements.txt)" interop/python/requirements.txt
+  venv "$installs/venv-python-mcp-2.3.0-$(key interop/python-v2/requirements.txt)" interop/python-v2/requirements.txt
+}
+
+python_server() {
+  echo "$installs/venv-python-mcp-1.30.0-$(key interop/python/requirements.txt)/bin/python interop/python/server.py"
+}
+
+# stdio: the fixture, and a server written without tasks
 python_sdk() {
-  local py=$installs/venv-python-mcp-1.30.0-$(key interop/python/requirements.txt)
-  venv "$py" interop/python/requirements.txt
-  check python-mcp-1.30.0 stdio run --stdio "$py/bin/python interop/python/server.py"
-  check python-mcp-1.30.0 http run --url-from "$py/bin/python interop/python/server.py --http"
-  # the newest major no longer has 2025-11-25 tasks: the report must say so
+  server python-mcp-1.30.0 stdio --stdio "$(python_server)"
+  check python-mcp-1.30.0+no-tasks stdio run --stdio "$(python_server) --no-tasks"
+}
+
+# HTTP: the fixture, and the SDK's other HTTP modes (the slowest group: run apart)
+python_http_sdk() {
+  server python-mcp-1.30.0 http --url-from "$(python_server) --http"
+  check python-mcp-1.30.0+json-response http run --url-from "$(python_server) --http --json-response"
+  check python-mcp-1.30.0+stateless http run --url-from "$(python_server) --http --stateless"
+}
+
+# the newest Python major no longer has 2025-11-25 tasks: the report must say so
+python_v2_sdk() {
   local py2=$installs/venv-python-mcp-2.3.0-$(key interop/python-v2/requirements.txt)
-  venv "$py2" interop/python-v2/requirements.txt
   check python-mcp-2.3.0 stdio run --stdio "$py2/bin/python interop/python-v2/server.py"
   if ! grep -q "declares no \`tasks\` capability" "$cache/python-mcp-2.3.0-stdio/report.md"; then
     echo "FAIL: the report of mcp 2.3.0 does not say that it declares no tasks capability"
-    failed=1
+    touch "$cache/failed"
   fi
 }
 
-typescript_sdk() {
-  local modules=$installs/node-$(key interop/typescript/package-lock.json)
+# npm_install DIR: DIR's locked packages installed once into the cache, linked into DIR
+npm_install() {
+  local modules=$installs/node-$(key "$1/package-lock.json")
   if [[ ! -d $modules/node_modules ]]; then
     rm -rf "$modules" && mkdir -p "$modules"
-    cp interop/typescript/package.json interop/typescript/package-lock.json "$modules/"
+    cp "$1/package.json" "$1/package-lock.json" "$modules/"
     (cd "$modules" && npm ci --silent --no-audit --no-fund)
   fi
-  ln -sfn "$modules/node_modules" interop/typescript/node_modules
-  check typescript-sdk-1.32.2 stdio run --stdio "node interop/typescript/server.mjs"
-  check typescript-sdk-1.32.2 http run --url-from "node interop/typescript/server.mjs --http"
+  ln -sfn "$modules/node_modules" "$1/node_modules"
+}
+
+typescript_sdk() {
+  server typescript-sdk-1.32.2 stdio --stdio "node interop/typescript/server.mjs"
+  check typescript-sdk-1.32.2+no-tasks stdio run --stdio "node interop/typescript/server.mjs --no-tasks"
   # the SDK's Client as a task receiver: taskcheck plays its server
   check typescript-sdk-1.32.2-client stdio client --stdio --command "node interop/typescript/client.mjs"
   check typescript-sdk-1.32.2-client http client --command "node interop/typescript/client.mjs"
 }
 
+typescript_http_sdk() {
+  server typescript-sdk-1.32.2 http --url-from "node interop/typescript/server.mjs --http"
+  check typescript-sdk-1.32.2+json-response http run --url-from "node interop/typescript/server.mjs --http --json-response"
+}
+
+# the newest TypeScript major (@modelcontextprotocol/server 2.x) has no 2025-11-25 tasks either
+typescript_v2_sdk() {
+  check typescript-server-2.4.0 stdio run --stdio "node interop/typescript-v2/server.mjs"
+}
+
+# the fixture as written, and built without `#[task_handler]` (cargo feature no-task-handler)
+rust_build() {
+  local target=$installs/rust-target
+  (cd interop/rust && CARGO_TARGET_DIR=$target cargo build --release --locked --quiet &&
+    cp "$target/release/taskcheck-interop-rust" "$target/fixture" &&
+    CARGO_TARGET_DIR=$target cargo build --release --locked --quiet --features no-task-handler &&
+    cp "$target/release/taskcheck-interop-rust" "$target/fixture-no-task-handler")
+}
+
 rust_sdk() {
   local target=$installs/rust-target
-  (cd interop/rust && CARGO_TARGET_DIR=$target cargo build --release --locked --quiet)
-  local server=$target/release/taskcheck-interop-rust
-  check rust-rmcp-2.2.0 stdio run --stdio "$server"
-  check rust-rmcp-2.2.0 http run --url-from "$server --http"
+  server rust-rmcp-2.2.0 stdio --stdio "$target/fixture"
+  server rust-rmcp-2.2.0 http --url-from "$target/fixture --http"
+  # the capabilities #[task_handler] and #[tool_handler] declare when get_info is not written
+  check rust-rmcp-2.2.0+default-capabilities stdio run --stdio "$target/fixture --default-capabilities"
+  check rust-rmcp-2.2.0+no-task-handler stdio run --stdio "$target/fixture-no-task-handler"
 }
 
 # rmcp 3.x implements the Tasks extension (2026-07-28), not 2025-11-25 tasks
-rust_ext_sdk() {
-  local target=$installs/rust-v3-target
-  (cd interop/rust-v3 && CARGO_TARGET_DIR=$target cargo build --release --locked --quiet)
-  local server=$target/release/taskcheck-interop-rust-v3
-  PROFILE=ext-tasks check rust-rmcp-3.11.0-ext stdio run --stdio "$server"
-  PROFILE=ext-tasks check rust-rmcp-3.11.0-ext http run --url-from "$server --http"
+rust_ext_build() {
+  (cd interop/rust-v3 && CARGO_TARGET_DIR=$installs/rust-v3-target cargo build --release --locked --quiet)
 }
 
-python_sdk
-typescript_sdk
-rust_sdk
-rust_ext_sdk
+rust_ext_sdk() {
+  local server=$installs/rust-v3-target/release/taskcheck-interop-rust-v3
+  PROFILE=ext-tasks server rust-rmcp-3.11.0-ext stdio --stdio "$server"
+  PROFILE=ext-tasks server rust-rmcp-3.11.0-ext http --url-from "$server --http"
+  # and what it does with 2025-11-25 tasks, which it dropped
+  check rust-rmcp-3.11.0 stdio run --stdio "$server"
+}
+
+# installs and builds first (they use the cores), then the runs, which mostly wait on the
+# servers, in parallel groups (every HTTP server takes a free port); each group's output
+# is printed when it ends
+python_install
+npm_install interop/typescript
+npm_install interop/typescript-v2
+rust_build
+rust_ext_build
+# TASKCHECK_INTEROP_GROUPS="typescript_sdk rust_sdk" runs only those groups (the matrix check
+# still reads every committed report)
+read -ra groups <<<"${TASKCHECK_INTEROP_GROUPS:-python_http_sdk typescript_http_sdk python_sdk typescript_sdk rust_sdk rust_ext_sdk python_v2_sdk typescript_v2_sdk}"
+for group in "${groups[@]}"; do
+  "$group" >"$cache/$group.log" 2>&1 &
+done
+wait
+for group in "${groups[@]}"; do
+  cat "$cache/$group.log"
+done
 if ((update)); then
   python3 interop/matrix.py --update
 elif ! python3 interop/matrix.py; then
-  failed=1
+  touch "$cache/failed"
 fi
-exit $failed
+[[ ! -f $cache/failed ]]

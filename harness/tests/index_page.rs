@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
+use std::time::Duration;
 
 fn reports() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports")
@@ -24,8 +25,13 @@ fn chromium() -> Option<PathBuf> {
 /// The page's DOM after its scripts ran, and every console message the browser logged.
 fn load(browser: &Path, url: &str) -> (String, Vec<String>) {
     let profile = std::env::temp_dir().join(format!("taskcheck-chromium-{}", std::process::id()));
-    let mut child = Command::new(browser)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
+    let child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+        ])
         .args(["--enable-logging=stderr", "--v=0", "--dump-dom"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(url)
@@ -33,15 +39,15 @@ fn load(browser: &Path, url: &str) -> (String, Vec<String>) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start chromium");
-    let start = Instant::now();
-    while child.try_wait().expect("wait for chromium").is_none() {
-        if start.elapsed() > Duration::from_secs(90) {
-            let _ = child.kill();
-            panic!("chromium did not finish loading {url} within 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().expect("chromium output");
+    // the pipes are read while it runs (the DOM alone outgrows a pipe's buffer)
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    let Ok(out) = rx.recv_timeout(Duration::from_secs(90)) else {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        panic!("chromium did not finish loading {url} within 90 s");
+    };
+    let out = out.expect("chromium output");
     let _ = std::fs::remove_dir_all(profile);
     let console = String::from_utf8_lossy(&out.stderr)
         .lines()
@@ -62,7 +68,11 @@ fn shown(dom: &str) -> Vec<(String, usize, usize)> {
         .filter_map(|l| {
             let mut words = l.split_whitespace();
             let name = words.next()?.to_string();
-            Some((name, words.next()?.parse().ok()?, words.next()?.parse().ok()?))
+            Some((
+                name,
+                words.next()?.parse().ok()?,
+                words.next()?.parse().ok()?,
+            ))
         })
         .collect()
 }
@@ -79,12 +89,19 @@ fn the_sdk_index_page_loads_cleanly_and_its_filters_change_what_is_shown() {
     };
     let page = reports().join("index.html").canonicalize().unwrap();
     let (dom, console) = load(&browser, &format!("file://{}#selftest", page.display()));
-    assert!(console.is_empty(), "console messages:\n{}", console.join("\n"));
+    assert!(
+        console.is_empty(),
+        "console messages:\n{}",
+        console.join("\n")
+    );
     let shown = shown(&dom);
     let names: Vec<&str> = shown.iter().map(|(n, ..)| n.as_str()).collect();
     assert_eq!(names, ["all", "fail", "should", "sdk", "http"], "{dom}");
     let (_, rules, runs) = shown[0];
-    assert!(rules > 50 && runs > 5, "unfiltered: {rules} rules, {runs} runs");
+    assert!(
+        rules > 50 && runs > 5,
+        "unfiltered: {rules} rules, {runs} runs"
+    );
     let by = |name: &str| shown.iter().find(|(n, ..)| n == name).unwrap();
     assert!(by("fail").1 > 0 && by("fail").1 < rules, "{shown:?}");
     assert!(by("should").1 > 0 && by("should").1 < rules, "{shown:?}");

@@ -9,11 +9,15 @@ contract could not be expressed.
     python server.py                 # stdio
     python server.py --http [PORT]   # Streamable HTTP on 127.0.0.1 (default: a free port);
                                      # the endpoint URL is the first line of stdout
+    --json-response                  # HTTP: JSON responses instead of SSE streams
+    --stateless                      # HTTP: no session, a fresh transport per request
+    --no-tasks                       # a server without tasks: no enable_tasks(), no taskSupport
 """
 
 import argparse
 import contextlib
 import socket
+import sys
 import warnings
 
 import anyio
@@ -25,8 +29,12 @@ from mcp.shared.exceptions import McpError
 # the experimental tasks API warns that mcp 2.0 removes it: that is why this version is pinned
 warnings.simplefilter("ignore", DeprecationWarning)
 
+# how a server without tasks is written: no enable_tasks(), tools without `execution`
+NO_TASKS = "--no-tasks" in sys.argv
+
 server = Server("taskcheck-fixtures-python")
-server.experimental.enable_tasks()
+if not NO_TASKS:
+    server.experimental.enable_tasks()
 
 MS = {"ms": {"type": "integer", "minimum": 0}}
 
@@ -34,7 +42,7 @@ MS = {"ms": {"type": "integer", "minimum": 0}}
 def tool(name, support, extra=None, required=()):
     properties = dict(MS, **(extra or {}))
     schema = {"type": "object", "properties": properties, "required": list(required)}
-    execution = types.ToolExecution(taskSupport=support) if support else None
+    execution = types.ToolExecution(taskSupport=support) if support and not NO_TASKS else None
     return types.Tool(name=name, description=f"taskcheck fixture {name}", inputSchema=schema, execution=execution)
 
 
@@ -92,7 +100,8 @@ async def call_tool(name, arguments):
     ctx = server.request_context
     if name not in SUPPORT:
         raise McpError(types.ErrorData(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}"))
-    ctx.experimental.validate_task_mode(SUPPORT[name])
+    if not NO_TASKS:
+        ctx.experimental.validate_task_mode(SUPPORT[name])
     session = ctx.session
     token = ctx.meta.progressToken if ctx.meta else None
 
@@ -100,7 +109,7 @@ async def call_tool(name, arguments):
         if token is not None:
             await session.send_progress_notification(token, step, steps)
 
-    if ctx.experimental.is_task:
+    if not NO_TASKS and ctx.experimental.is_task:
 
         async def work(task: ServerTaskContext):
             return await run_fixture(name, arguments, task.elicit, progress)
@@ -120,13 +129,13 @@ async def serve_stdio():
         await server.run(read, write, server.create_initialization_options())
 
 
-def serve_http(port):
+def serve_http(port, json_response, stateless):
     import uvicorn
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
-    manager = StreamableHTTPSessionManager(app=server)
+    manager = StreamableHTTPSessionManager(app=server, json_response=json_response, stateless=stateless)
 
     async def handle(scope, receive, send):
         await manager.handle_request(scope, receive, send)
@@ -146,8 +155,11 @@ def serve_http(port):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, metavar="PORT", nargs="?", const=0)
+    parser.add_argument("--json-response", action="store_true")
+    parser.add_argument("--stateless", action="store_true")
+    parser.add_argument("--no-tasks", action="store_true")
     options = parser.parse_args()
     if options.http is not None:
-        serve_http(options.http)
+        serve_http(options.http, options.json_response, options.stateless)
     else:
         anyio.run(serve_stdio)

@@ -9,6 +9,9 @@
 //   node server.mjs            # stdio
 //   node server.mjs --http     # Streamable HTTP on 127.0.0.1, a free port; the endpoint URL
 //                              # is the first line of stdout
+//   --json-response            # HTTP: JSON responses (enableJsonResponse), no SSE streams
+//   --no-tasks                 # a server without tasks: no task store, no tasks capability,
+//                              # every fixture a plain registerTool
 
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/v4';
@@ -61,18 +64,28 @@ function taskTool(server, name, taskSupport, extra = {}) {
     {
       async createTask(args, taskExtra) {
         const task = await taskExtra.taskStore.createTask({ ttl: taskExtra.taskRequestedTtl, pollInterval: 100 });
-        (async () => {
-          try {
-            await sleep(args.ms);
-            const [status, result] =
-              name === 'progress_sleep'
-                ? await progress(args, taskExtra, task.taskId)
-                : await WORK[name](args, server, task.taskId);
-            await taskStore.storeTaskResult(task.taskId, status, result);
-          } catch (error) {
-            await taskStore.storeTaskResult(task.taskId, 'failed', { ...text(`Error: ${error}`), isError: true });
-          }
-        })();
+        const work = async () => {
+          await sleep(args.ms);
+          return name === 'progress_sleep'
+            ? await progress(args, taskExtra, task.taskId)
+            : await WORK[name](args, server, task.taskId);
+        };
+        if (name === 'elicit_input') {
+          // the shape of the example's elicitation task (collect-user-info-task): a failure
+          // of the work is stored as a failed task
+          (async () => {
+            try {
+              await taskStore.storeTaskResult(task.taskId, ...(await work()));
+            } catch (error) {
+              await taskStore.storeTaskResult(task.taskId, 'failed', { ...text(`Error: ${error}`), isError: true });
+            }
+          })();
+        } else {
+          // the shape of the example's delay task: the work, then its result stored
+          (async () => {
+            await taskStore.storeTaskResult(task.taskId, ...(await work()));
+          })();
+        }
         return { task };
       },
       async getTask(_args, { taskId, taskStore }) {
@@ -101,7 +114,30 @@ async function progress(args, taskExtra, taskId) {
   return ['completed', text(`slept ${args.ms}`)];
 }
 
+const NO_TASKS = process.argv.includes('--no-tasks');
+
+// The fixtures as plain tools, the way a server without tasks writes them.
+function plainServer() {
+  const server = new McpServer({ name: 'taskcheck-fixtures-typescript', version: '1.32.2' });
+  const plain = {
+    sync_echo: async ({ text: value }) => text(value),
+    forbidden_echo: async ({ text: value }) => text(value),
+    optional_sleep: async ({ ms }) => (await sleep(ms), text(`slept ${ms}`)),
+    required_sleep: async ({ ms }) => (await sleep(ms), text(`slept ${ms}`)),
+    tool_error: async ({ ms }) => (await sleep(ms), { ...text('tool_error failed'), isError: true }),
+  };
+  for (const [name, run] of Object.entries(plain)) {
+    server.registerTool(
+      name,
+      { description: `taskcheck fixture ${name}`, inputSchema: { ms, text: z.string().default('') } },
+      run,
+    );
+  }
+  return server;
+}
+
 function fixtureServer() {
+  if (NO_TASKS) return plainServer();
   const server = new McpServer(
     { name: 'taskcheck-fixtures-typescript', version: '1.32.2' },
     {
@@ -136,6 +172,7 @@ async function serveHttp() {
       }
       transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: process.argv.includes('--json-response'),
         onsessioninitialized: (id) => sessions.set(id, transport),
       });
       transport.onclose = () => sessions.delete(transport.sessionId);

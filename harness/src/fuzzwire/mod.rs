@@ -634,14 +634,22 @@ mod tests {
     #[test]
     fn a_body_too_large_for_the_http_server_leaves_the_rule_untestable() {
         let mut bad = input(Class::BadCursor, Profile::Tasks2025);
-        bad.lines = vec![r#"{"jsonrpc":"2.0","id":"fw-1","method":"tasks/list","params":{"cursor":"x"}}"#.into()];
+        bad.lines = vec![
+            r#"{"jsonrpc":"2.0","id":"fw-1","method":"tasks/list","params":{"cursor":"x"}}"#.into(),
+        ];
         let refused = Outcome::Error(json!({"httpStatus": 413, "message": "PayloadTooLargeError"}));
         let checks = judge_answer(&bad, Some(&(3, refused)), Duration::from_secs(1));
-        let cursor = checks.iter().find(|c| c.rule == "tasks.errors.bad-cursor").unwrap();
+        let cursor = checks
+            .iter()
+            .find(|c| c.rule == "tasks.errors.bad-cursor")
+            .unwrap();
         assert_eq!(cursor.verdict, Verdict::Untestable, "{}", cursor.message);
         let wrong = Outcome::Error(json!({"code": -32603, "message": "boom"}));
         let checks = judge_answer(&bad, Some(&(3, wrong)), Duration::from_secs(1));
-        let cursor = checks.iter().find(|c| c.rule == "tasks.errors.bad-cursor").unwrap();
+        let cursor = checks
+            .iter()
+            .find(|c| c.rule == "tasks.errors.bad-cursor")
+            .unwrap();
         assert_eq!(cursor.verdict, Verdict::Fail);
     }
 
@@ -654,7 +662,10 @@ mod tests {
         assert_eq!(died(Class::StrayResponse, Profile::ExtTasks), Verdict::Warn);
         assert_eq!(died(Class::Notification, Profile::ExtTasks), Verdict::Fail);
         // 2025-11-25: a client answers server requests, so a stray response is legal input
-        assert_eq!(died(Class::StrayResponse, Profile::Tasks2025), Verdict::Fail);
+        assert_eq!(
+            died(Class::StrayResponse, Profile::Tasks2025),
+            Verdict::Fail
+        );
         let mut early = input(Class::BeforeInit, Profile::Tasks2025);
         early.before_init = true;
         let check = survival(&early, Err("exited".into()), Vec::new());

@@ -258,7 +258,8 @@ impl Reference {
                 Ok(self.start_task(None, Box::pin(async { Ok(listed) })))
             }
             "tools/list" | "roots/list"
-                if self.faults.has(Fault::UndeclaredTaskRefused) && params.get("task").is_some() =>
+                if self.faults.has(Fault::UndeclaredTaskRefused)
+                    && params.get("task").is_some() =>
             {
                 Err((
                     code::INVALID_PARAMS,

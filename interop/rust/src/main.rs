@@ -7,6 +7,10 @@
 //!     taskcheck-interop-rust            # stdio
 //!     taskcheck-interop-rust --http     # Streamable HTTP on 127.0.0.1, a free port; the
 //!                                       # endpoint URL is the first line of stdout
+//!     --default-capabilities            # the capabilities the macros declare by themselves
+//!
+//! Built with `--features no-task-handler`, it is a server without `#[task_handler]`: the
+//! same tools, no task methods, no tasks capability.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +23,9 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::task_manager::OperationProcessor;
-use rmcp::{schemars, task_handler, tool, tool_handler, tool_router, RoleServer, ServerHandler, ServiceExt};
+#[cfg(not(feature = "no-task-handler"))]
+use rmcp::task_handler;
+use rmcp::{schemars, tool, tool_handler, tool_router, RoleServer, ServerHandler, ServiceExt};
 use serde::Deserialize;
 use tokio::sync::Mutex;
 
@@ -54,6 +60,7 @@ rmcp::elicit_safe!(Answer);
 struct Fixtures {
     #[allow(dead_code, reason = "the tool_handler macro reads it")]
     tool_router: ToolRouter<Self>,
+    #[cfg_attr(feature = "no-task-handler", allow(dead_code, reason = "only #[task_handler] reads it"))]
     processor: Arc<Mutex<OperationProcessor>>,
 }
 
@@ -143,11 +150,17 @@ impl Fixtures {
 }
 
 #[tool_handler]
-#[task_handler]
+#[cfg_attr(not(feature = "no-task-handler"), task_handler)]
 impl ServerHandler for Fixtures {
     fn get_info(&self) -> ServerInfo {
+        if std::env::args().any(|a| a == "--default-capabilities") {
+            // what #[tool_handler] beside #[task_handler] generate when get_info is not written
+            return ServerInfo::new(ServerCapabilities::builder().enable_tools().enable_tasks().build());
+        }
         let mut capabilities = ServerCapabilities::builder().enable_tools().build();
-        capabilities.tasks = Some(TasksCapability::server_default());
+        if cfg!(not(feature = "no-task-handler")) {
+            capabilities.tasks = Some(TasksCapability::server_default());
+        }
         ServerInfo::new(capabilities)
     }
 }
