@@ -145,6 +145,13 @@ async fn forward(
                 // what the server wrote before it exited comes first
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 while let Ok(event) = inner.try_recv() {
+                    // a connection that broke as the server died broke because it died
+                    let event = match event {
+                        Incoming::Closed(c) if c.cause == Cause::Transport => {
+                            gone(&status, &format!(": {}", c.why))
+                        }
+                        event => event,
+                    };
                     let _ = out.send(event).await;
                 }
                 let _ = out.send(gone(&status, "")).await;
@@ -193,5 +200,31 @@ impl Connect for ServedConnector {
 
     fn distinct_auth(&self) -> bool {
         self.distinct_auth
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_connection_that_breaks_as_the_server_exits_says_the_server_went_away() {
+        let (inner_tx, inner) = mpsc::channel(8);
+        let (exit_tx, exited) = watch::channel(None);
+        let (out, mut events) = mpsc::channel(8);
+        tokio::spawn(forward(inner, None, exited, out));
+        // the exit is seen first; the request it broke reports within the grace that follows
+        exit_tx.send(Some("exit status: 1".into())).unwrap();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let broken = Closure::broken("cannot POST tasks/result: connection closed");
+        inner_tx.send(Incoming::Closed(broken)).await.unwrap();
+        let Some(Incoming::Closed(first)) = events.recv().await else {
+            panic!("no closure was forwarded");
+        };
+        assert_eq!(first.cause, Cause::ReceiverGone, "{}", first.why);
+        assert_eq!(
+            first.why,
+            "the server exited (exit status: 1): cannot POST tasks/result: connection closed"
+        );
     }
 }
