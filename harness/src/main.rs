@@ -473,12 +473,15 @@ fn main() {
     });
     let code = runtime.block_on(async {
         tokio::select! {
-            code = dispatch(cli) => code,
+            // polled first, so the handler is in place before a command announces itself (a
+            // server printing its URL may be interrupted at once)
+            biased;
             _ = tokio::signal::ctrl_c() => {
                 kill_all_groups();
                 eprintln!("taskcheck: interrupted; every spawned receiver was killed");
                 130
             }
+            code = dispatch(cli) => code,
         }
     });
     runtime.shutdown_timeout(Duration::from_millis(100));
