@@ -318,7 +318,8 @@ struct SuiteArgs {
     select: SelectArgs,
     #[command(flatten)]
     judge: JudgeArgs,
-    /// Scenarios run at once, each in its own session (default: number of CPUs).
+    /// Scenarios run at once, each in its own session (default: 8, since scenarios wait on
+    /// the receiver, not on the CPU).
     #[arg(long)]
     jobs: Option<usize>,
     #[command(flatten)]
@@ -906,6 +907,11 @@ async fn client(args: ClientArgs) -> i32 {
     run_suite(connector, &args.suite, None, ReceiverKind::Client).await
 }
 
+/// Scenarios run at once without `--jobs`: they spend their time waiting on the receiver, so
+/// more of them than there are CPUs shortens a run; list walks keep their own guard against
+/// concurrent creations (`runner::steps`), so the count never changes a verdict.
+const DEFAULT_JOBS: usize = 8;
+
 /// Runs the scenarios for this kind of receiver that the selection picks and reports;
 /// `jobs` overrides `--jobs`.
 async fn run_suite<C: Connect + 'static>(
@@ -943,11 +949,7 @@ async fn run_suite<C: Connect + 'static>(
             );
         }
     }
-    let jobs = jobs.or(args.jobs).unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-    });
+    let jobs = jobs.or(args.jobs).unwrap_or(DEFAULT_JOBS);
     let bar = progress(scenarios.len());
     let on_done: suite::OnDone = {
         let bar = bar.clone();

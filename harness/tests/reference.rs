@@ -82,17 +82,17 @@ fn official_schema_catches_an_invalid_task_field() {
 #[test]
 fn twenty_runs_give_identical_verdicts() {
     // Timing-dependent checks keep wide margins (see the catalogue notes); any flake shows here.
+    // Four runs at a time at the default concurrency load the machine well past its cores;
+    // one scenario at a time must judge the same.
+    let alone = run(&reference(&[]), &["--jobs", "1"], "det-jobs-1");
     let runs: Vec<_> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..4)
             .map(|worker| {
                 scope.spawn(move || {
                     (0..5)
                         .map(|i| {
-                            let (code, out, doc) = run(
-                                &reference(&[]),
-                                &["--jobs", "6"],
-                                &format!("det-{worker}-{i}"),
-                            );
+                            let (code, out, doc) =
+                                run(&reference(&[]), &[], &format!("det-{worker}-{i}"));
                             (code, out, doc["rules"].clone())
                         })
                         .collect::<Vec<_>>()
@@ -106,6 +106,12 @@ fn twenty_runs_give_identical_verdicts() {
     });
     assert_eq!(runs.len(), 20);
     let (_, _, first) = &runs[0];
+    assert_eq!(alone.0, 0, "{}", alone.1);
+    assert_eq!(
+        &alone.2["rules"], first,
+        "--jobs 1 judges otherwise:\n{}",
+        alone.1
+    );
     for (code, out, rules) in &runs {
         assert_eq!(*code, 0, "{out}");
         assert_eq!(rules, first, "verdicts differ between runs:\n{out}");

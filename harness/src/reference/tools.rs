@@ -75,7 +75,8 @@ pub async fn run(
                 let meta = ctx.task_id.as_ref().map(|id| server.related_meta(id));
                 tokio::spawn(async move {
                     // late enough to be told apart from in-flight progress on another stream
-                    tokio::time::sleep(Duration::from_millis(1500)).await;
+                    // (the monitors' second over HTTP), early enough for progress-token's wait
+                    tokio::time::sleep(Duration::from_millis(1200)).await;
                     let mut params = json!({"progressToken": token, "progress": steps + 1});
                     if let Some(meta) = meta {
                         params["_meta"] = meta;
