@@ -1,19 +1,51 @@
 #!/usr/bin/env bash
 # Prints the numbers of docs/performance.md on this machine: the full suite over stdio (wall,
-# taskcheck's own CPU, peak RSS), a 10,000-task load, and the offline-checking bench.
+# taskcheck's own CPU, peak RSS), offline checking of a 200,000-message trace beside a bare
+# parse of the same file (the ratio is the figure), a 10,000-task load, and the offline bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
+cargo build --release --quiet --bin taskcheck --example bare_parse
 B=target/release/taskcheck
-report=$(mktemp)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# the whole command's wall time, in seconds, and its peak RSS
+timed() { /usr/bin/time -f "%e %M" "$@" 2>&1 >/dev/null | tail -1; }
+
 echo "== full suite against the reference over stdio (3 runs)"
 for _ in 1 2 3; do
-  /usr/bin/time -f "peak RSS %M KiB" "$B" run --stdio "$B reference" --report-json "$report" >/dev/null 2>"$report.time" || true
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(f\"wall {d['durationMs']} ms, taskcheck CPU {d['harnessCpuMs']} ms\")" "$report"
-  tail -1 "$report.time"
+  /usr/bin/time -f "peak RSS %M KiB" "$B" run --stdio "$B reference" --report-json "$work/r.json" \
+    --trace "$work/run.jsonl" >/dev/null 2>"$work/time" || true
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(f\"wall {d['durationMs']} ms, taskcheck CPU {d['harnessCpuMs']} ms\")" "$work/r.json"
+  tail -1 "$work/time"
 done
+
+echo "== offline checking: a real run's trace repeated to 200,000 messages, each copy its own sessions"
+python3 - "$work/run.jsonl" "$work/big.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+with open(sys.argv[2], "w") as out:
+    n = copy = 0
+    while n < 200_000:
+        for line in lines:
+            e = json.loads(line)
+            e["scenario"] = f"{e['scenario']}-{copy}"
+            out.write(json.dumps(e, separators=(",", ":")) + "\n")
+            n += 1
+        copy += 1
+print(f"{n} messages")
+PY
+read -r parse_s parse_kib < <(timed target/release/examples/bare_parse "$work/big.jsonl")
+read -r check_s check_kib < <(timed "$B" check "$work/big.jsonl")
+python3 - "$parse_s" "$check_s" "$check_kib" <<'PY'
+import sys
+parse, check, kib = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+n = 200_000
+print(f"bare parse into serde_json::Value: {parse:.2f} s ({n / parse:,.0f} messages/s)")
+print(f"taskcheck check: {check:.2f} s ({n / check:,.0f} messages/s), peak RSS {kib / 1024:.0f} MB")
+print(f"ratio check / bare parse: {check / parse:.2f}")
+PY
+
 echo "== load: 10,000 tasks at concurrency 64"
 /usr/bin/time -f "peak RSS %M KiB" "$B" load --stdio "$B reference" --tasks 10000 --concurrency 64
 echo "== offline checking (criterion)"
 cargo bench --quiet -p mcp-taskcheck --bench offline 2>&1 | grep -E "^offline|thrpt:  \[" | grep -v "%"
-rm -f "$report" "$report.time"

@@ -47,7 +47,8 @@ struct Snapshot {
     lag: u8,
 }
 
-fn observations(snapshots: &[Snapshot]) -> Vec<Observation> {
+/// Each snapshot as the task it reports, its source, and its and its request's trace numbers.
+fn observations(snapshots: &[Snapshot]) -> Vec<(Value, Source, u64, Option<u64>)> {
     let mut received = 0u64;
     snapshots
         .iter()
@@ -75,12 +76,7 @@ fn observations(snapshots: &[Snapshot]) -> Vec<Observation> {
             let source = SOURCES[usize::from(s.source) % SOURCES.len()];
             let asked = (source != Source::StatusNotification)
                 .then(|| received.saturating_sub(1 + u64::from(s.lag % 8)));
-            Observation {
-                task,
-                source,
-                received,
-                asked,
-            }
+            (task, source, received, asked)
         })
         .collect()
 }
@@ -95,7 +91,16 @@ fn judge(observations: &[&Observation]) -> Vec<Vec<Finding>> {
 }
 
 fuzz_target!(|snapshots: Vec<Snapshot>| {
-    let all = observations(&snapshots);
+    let owned = observations(&snapshots);
+    let all: Vec<Observation> = owned
+        .iter()
+        .map(|(task, source, received, asked)| Observation {
+            task,
+            source: *source,
+            received: *received,
+            asked: *asked,
+        })
+        .collect();
     let refs: Vec<&Observation> = all.iter().collect();
     let verdicts = judge(&refs);
     assert_eq!(verdicts, judge(&refs), "verdicts are not deterministic");

@@ -677,13 +677,13 @@ async fn dispatch(cli: Cli) -> i32 {
             reports,
             library: lib,
         } => {
-            let file = trace.display().to_string();
-            let text = std::fs::read_to_string(&trace)
-                .unwrap_or_else(|e| usage_error(format!("{file}: cannot read: {e}")));
-            let entries = offline::read_trace(&text, &file).unwrap_or_else(|e| usage_error(e));
             let official = (!schema.is_empty())
                 .then(|| SchemaSet::load_all(&schema).unwrap_or_else(|e| usage_error(e)));
-            let report = offline::judge(entries, official.as_ref(), &library(&lib), &file);
+            // only the HTML report draws whole sessions; the others need what checks name
+            let keep_traces = reports.report_html.is_some();
+            let report =
+                offline::check_file(&trace, official.as_ref(), &library(&lib), keep_traces)
+                    .unwrap_or_else(|e| usage_error(e));
             let baseline = baseline(&reports, &lib);
             emit(&report, &reports, baseline.as_ref())
         }

@@ -87,8 +87,8 @@ pub enum Source {
 
 /// One Task object as seen on the wire.
 #[derive(Debug, Clone)]
-pub struct Observation {
-    pub task: Value,
+pub struct Observation<'a> {
+    pub task: &'a Value,
     pub source: Source,
     /// Trace sequence number of the message that carried it.
     pub received: u64,
@@ -149,7 +149,7 @@ fn timestamp(task: &Value, key: &str) -> Result<Stamp, String> {
 
 impl Model {
     /// Feeds one observation and returns every judgement it allowed.
-    pub fn observe(&mut self, obs: &Observation) -> Vec<Finding> {
+    pub fn observe(&mut self, obs: &Observation<'_>) -> Vec<Finding> {
         let mut out = Vec::new();
         let ev = vec![obs.received];
         let mut judge = |rule: &'static str, held: bool, message: String, evidence: Vec<u64>| {
@@ -210,8 +210,8 @@ impl Model {
             );
         }
 
-        let created = timestamp(&obs.task, "createdAt");
-        let updated = timestamp(&obs.task, "lastUpdatedAt");
+        let created = timestamp(obs.task, "createdAt");
+        let updated = timestamp(obs.task, "lastUpdatedAt");
         for (rule, field, stamp) in [
             ("tasks.ttl.created-at", "createdAt", &created),
             ("tasks.ttl.last-updated-at", "lastUpdatedAt", &updated),
@@ -352,7 +352,7 @@ mod tests {
                "lastUpdatedAt": updated, "ttl": 1000})
     }
 
-    fn obs(task: Value, source: Source, received: u64, asked: Option<u64>) -> Observation {
+    fn obs(task: &Value, source: Source, received: u64, asked: Option<u64>) -> Observation<'_> {
         Observation {
             task,
             source,
@@ -374,18 +374,18 @@ mod tests {
         let mut m = Model::default();
         let t0 = "2025-11-25T10:00:00Z";
         assert!(
-            failed(&m.observe(&obs(task("a", "working", t0), Source::Create, 2, Some(1))))
+            failed(&m.observe(&obs(&task("a", "working", t0), Source::Create, 2, Some(1))))
                 .is_empty()
         );
         assert!(failed(&m.observe(&obs(
-            task("a", "completed", "2025-11-25T10:00:01Z"),
+            &task("a", "completed", "2025-11-25T10:00:01Z"),
             Source::Get,
             4,
             Some(3)
         )))
         .is_empty());
         assert!(failed(&m.observe(&obs(
-            task("a", "completed", "2025-11-25T10:00:01Z"),
+            &task("a", "completed", "2025-11-25T10:00:01Z"),
             Source::Get,
             6,
             Some(5)
@@ -397,21 +397,21 @@ mod tests {
     fn terminal_change_is_judged_only_causally() {
         let mut m = Model::default();
         m.observe(&obs(
-            task("a", "completed", "2025-11-25T10:00:01Z"),
+            &task("a", "completed", "2025-11-25T10:00:01Z"),
             Source::Get,
             5,
             Some(4),
         ));
         // answer to a request sent before the terminal status was seen: not proof
         assert!(failed(&m.observe(&obs(
-            task("a", "working", "2025-11-25T10:00:01Z"),
+            &task("a", "working", "2025-11-25T10:00:01Z"),
             Source::Get,
             6,
             Some(3)
         )))
         .is_empty());
         let f = m.observe(&obs(
-            task("a", "working", "2025-11-25T10:00:02Z"),
+            &task("a", "working", "2025-11-25T10:00:02Z"),
             Source::Get,
             8,
             Some(7),
@@ -423,7 +423,7 @@ mod tests {
     fn fields_are_judged() {
         let mut m = Model::default();
         let bad = json!({"taskId": 7, "status": "input_required", "createdAt": "yesterday"});
-        let f = m.observe(&obs(bad, Source::Get, 1, Some(0)));
+        let f = m.observe(&obs(&bad, Source::Get, 1, Some(0)));
         let mut rules = failed(&f);
         rules.sort();
         assert_eq!(
@@ -436,7 +436,7 @@ mod tests {
             ]
         );
         let f = m.observe(&obs(
-            task("b", "input_required", "2025-11-25T10:00:00Z"),
+            &task("b", "input_required", "2025-11-25T10:00:00Z"),
             Source::Create,
             3,
             Some(2),
@@ -446,7 +446,7 @@ mod tests {
             "a CreateTaskResult is a snapshot taken after the task began"
         );
         let f = m.observe(&obs(
-            task("b", "working", "2025-11-25T10:00:00Z"),
+            &task("b", "working", "2025-11-25T10:00:00Z"),
             Source::Create,
             5,
             Some(4),
@@ -458,13 +458,13 @@ mod tests {
     fn timestamps_must_not_go_back() {
         let mut m = Model::default();
         m.observe(&obs(
-            task("a", "working", "2025-11-25T10:00:05Z"),
+            &task("a", "working", "2025-11-25T10:00:05Z"),
             Source::Get,
             2,
             Some(1),
         ));
         let f = m.observe(&obs(
-            task("a", "working", "2025-11-25T10:00:04Z"),
+            &task("a", "working", "2025-11-25T10:00:04Z"),
             Source::Get,
             4,
             Some(3),
@@ -472,7 +472,7 @@ mod tests {
         assert_eq!(failed(&f), vec!["tasks.ttl.last-updated-monotonic"]);
         let mut t = task("a", "working", "2025-11-25T10:00:05Z");
         t["createdAt"] = json!("2025-11-25T09:00:00Z");
-        let f = m.observe(&obs(t, Source::Get, 6, Some(5)));
+        let f = m.observe(&obs(&t, Source::Get, 6, Some(5)));
         assert_eq!(failed(&f), vec!["tasks.ttl.created-at-constant"]);
     }
 
@@ -481,14 +481,14 @@ mod tests {
         let mut m = Model::default();
         let mut t = task("a", "working", "2025-11-25T10:00:00.123456Z");
         t["createdAt"] = json!("2025-11-25T10:00:00.123456Z");
-        m.observe(&obs(t.clone(), Source::Create, 2, Some(1)));
+        m.observe(&obs(&t, Source::Create, 2, Some(1)));
         t["createdAt"] = json!("2025-11-25T10:00:00.123+00:00");
         t["lastUpdatedAt"] = json!("2025-11-25T10:00:00.123+00:00");
-        assert!(failed(&m.observe(&obs(t.clone(), Source::Get, 4, Some(3)))).is_empty());
+        assert!(failed(&m.observe(&obs(&t, Source::Get, 4, Some(3)))).is_empty());
         t["createdAt"] = json!("2025-11-25T10:00:00.124Z");
         t["lastUpdatedAt"] = json!("2025-11-25T10:00:00.125Z");
         assert_eq!(
-            failed(&m.observe(&obs(t, Source::Get, 6, Some(5)))),
+            failed(&m.observe(&obs(&t, Source::Get, 6, Some(5)))),
             vec!["tasks.ttl.created-at-constant"]
         );
     }
@@ -498,7 +498,7 @@ mod tests {
         let mut m = Model::default();
         let mut t = task("a", "working", "2025-11-25T10:00:00");
         t["createdAt"] = json!("20251125T100000Z");
-        let f = m.observe(&obs(t, Source::Get, 2, Some(1)));
+        let f = m.observe(&obs(&t, Source::Get, 2, Some(1)));
         let mut rules = failed(&f);
         rules.sort();
         rules.dedup();
@@ -509,13 +509,13 @@ mod tests {
     fn a_cancelled_task_reported_otherwise_follows_stays_cancelled() {
         let mut m = Model::default();
         m.observe(&obs(
-            task("a", "cancelled", "2025-11-25T10:00:01Z"),
+            &task("a", "cancelled", "2025-11-25T10:00:01Z"),
             Source::Cancel,
             2,
             Some(1),
         ));
         let f = m.observe(&obs(
-            task("a", "failed", "2025-11-25T10:00:02Z"),
+            &task("a", "failed", "2025-11-25T10:00:02Z"),
             Source::Get,
             4,
             Some(3),

@@ -13,8 +13,12 @@ use crate::scenario::Scenario;
 use crate::schema::SchemaSet;
 use crate::session::ServerInfo;
 use crate::trace::{Direction, Entry};
-use crate::wire::{self, Message, Outcome};
-use serde_json::json;
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
 /// Parses a JSON-lines trace; a line that is not a trace entry is an error naming it.
@@ -23,25 +27,33 @@ pub fn read_trace(text: &str, file: &str) -> Result<Vec<Entry>, String> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, line)| {
-            serde_json::from_str::<Entry>(line)
-                .map_err(|e| format!("{file}:{}:{}: not a trace entry: {e}", i + 1, e.column()))
+            serde_json::from_str::<Entry>(line).map_err(|_| entry_error(line, file, i))
         })
         .collect()
+}
+
+/// A recorded message's method, when it is a request, and its params.
+fn request_of(e: &Entry) -> Option<(&str, &Value)> {
+    let m = e.message.as_ref()?;
+    m.get("id")?;
+    Some((
+        m.get("method")?.as_str()?,
+        m.get("params").unwrap_or(&Value::Null),
+    ))
 }
 
 /// The profile a recorded session speaks.
 fn profile_of(entries: &[Entry]) -> Profile {
     let modern = entries
         .iter()
-        .any(|e| match e.message.as_ref().map(wire::classify) {
-            Some(Ok(Message::Request { method, params, .. })) if e.dir == Direction::Out => {
-                method == "server/discover"
-                    || params
-                        .get("_meta")
-                        .and_then(|m| m.get(ext_tasks::META_VERSION))
-                        .is_some_and(|v| v == ext_tasks::PROTOCOL_VERSION)
-            }
-            _ => false,
+        .filter(|e| e.dir == Direction::Out)
+        .filter_map(request_of)
+        .any(|(method, params)| {
+            method == "server/discover"
+                || params
+                    .get("_meta")
+                    .and_then(|m| m.get(ext_tasks::META_VERSION))
+                    .is_some_and(|v| v == ext_tasks::PROTOCOL_VERSION)
         });
     match modern {
         true => Profile::ExtTasks,
@@ -58,43 +70,155 @@ fn server_info(entries: &[Entry], profile: Profile) -> Option<ServerInfo> {
     };
     let client = entries
         .iter()
-        .find_map(|e| match e.message.as_ref().map(wire::classify) {
-            Some(Ok(Message::Request { method, params, .. }))
-                if e.dir == Direction::In && method == "initialize" =>
-            {
-                Some(ServerInfo::from_client_request(&params))
-            }
-            _ => None,
-        });
+        .filter(|e| e.dir == Direction::In)
+        .filter_map(request_of)
+        .find(|(method, _)| *method == "initialize")
+        .map(|(_, params)| ServerInfo::from_client_request(params));
     if client.is_some() {
         return client;
     }
-    let init_id =
-        entries
-            .iter()
-            .find_map(|e| match (e.dir, e.message.as_ref().map(wire::classify)) {
-                (Direction::Out, Some(Ok(Message::Request { id, method, .. })))
-                    if method == opener =>
-                {
-                    Some(id)
-                }
-                _ => None,
-            })?;
+    let opened = entries
+        .iter()
+        .filter(|e| e.dir == Direction::Out)
+        .find(|e| request_of(e).is_some_and(|(method, _)| method == opener))?;
+    let init_id = opened.message.as_ref()?.get("id")?;
     entries
         .iter()
-        .find_map(|e| match (e.dir, e.message.as_ref().map(wire::classify)) {
-            (
-                Direction::In,
-                Some(Ok(Message::Response {
-                    id,
-                    outcome: Outcome::Result(r),
-                })),
-            ) if id == init_id => Some(match profile {
-                Profile::Tasks2025 => ServerInfo::from_result(&r),
-                Profile::ExtTasks => ext_tasks::discovered(&r),
-            }),
-            _ => None,
+        .filter(|e| e.dir == Direction::In)
+        .filter_map(|e| e.message.as_ref())
+        .find(|m| m.get("method").is_none() && m.get("id") == Some(init_id))
+        .and_then(|m| m.get("result"))
+        .map(|r| match profile {
+            Profile::Tasks2025 => ServerInfo::from_result(r),
+            Profile::ExtTasks => ext_tasks::discovered(r),
         })
+}
+
+/// What judging a session needs besides its entries.
+#[derive(Clone, Copy)]
+struct Judge<'a> {
+    official: Option<&'a SchemaSet>,
+    library: &'a [Scenario],
+    /// Whether a judged session keeps its whole trace (the HTML report draws it), or only
+    /// the messages its checks name.
+    keep_traces: bool,
+}
+
+/// One session to judge: its place in the report, its name and its entries.
+type Job = (usize, String, Vec<Entry>);
+
+/// A judged session.
+struct Judged {
+    /// Its place in the report.
+    slot: usize,
+    profile: Profile,
+    /// The transport it was recorded on.
+    transport: String,
+    run: ScenarioRun,
+}
+
+impl Judge<'_> {
+    fn session(&self, (slot, name, trace): Job) -> Judged {
+        let profile = profile_of(&trace);
+        let transport = trace.first().map(|e| e.transport.clone());
+        let mut run = judge_session(&name, trace, profile, self.official, self.library);
+        if !self.keep_traces {
+            let named: HashSet<u64> = run
+                .checks
+                .iter()
+                .flat_map(|c| c.evidence.iter().copied())
+                .collect();
+            run.trace.retain(|e| named.contains(&e.seq));
+            run.trace.shrink_to_fit();
+        }
+        Judged {
+            slot,
+            profile,
+            transport: transport.unwrap_or_else(|| "stdio".into()),
+            run,
+        }
+    }
+}
+
+/// The sessions of a trace being read, each with its place in the order of first lines: `T`
+/// is what a session holds until it is judged.
+struct Sessions<T> {
+    /// Each session's place in the report, by name.
+    index: HashMap<String, usize>,
+    /// What sessions not yet handed out hold.
+    open: HashMap<String, T>,
+}
+
+impl<T: Default> Sessions<T> {
+    fn new() -> Self {
+        Sessions {
+            index: HashMap::new(),
+            open: HashMap::new(),
+        }
+    }
+
+    /// What the session `name` holds, to add to (the session starts empty).
+    fn of(&mut self, name: &str) -> &mut T {
+        if !self.index.contains_key(name) {
+            self.index.insert(name.to_string(), self.index.len());
+        }
+        self.open.entry(name.to_string()).or_default()
+    }
+
+    /// The session `name` with what it holds now: its place, name and contents.
+    fn take(&mut self, name: &str) -> Option<(usize, String, T)> {
+        let held = self.open.remove(name)?;
+        Some((self.index[name], name.to_string(), held))
+    }
+
+    /// Every session not yet handed out, in report order.
+    fn rest(mut self) -> Vec<(usize, String, T)> {
+        let mut jobs: Vec<_> = std::mem::take(&mut self.open)
+            .into_iter()
+            .map(|(name, held)| (self.index[&name], name, held))
+            .collect();
+        jobs.sort_by_key(|(slot, _, _)| *slot);
+        jobs
+    }
+}
+
+/// A session's lines as read, with the number of each (for errors), to parse and judge.
+#[derive(Default)]
+struct Lines {
+    text: String,
+    numbers: Vec<usize>,
+}
+
+impl Lines {
+    /// The entries the lines hold, or the error of the first that is no trace entry.
+    fn entries(&self, file: &str) -> Result<Vec<Entry>, (usize, String)> {
+        self.text
+            .lines()
+            .zip(&self.numbers)
+            .map(|(line, &i)| {
+                serde_json::from_str(line).map_err(|_| (i, entry_error(line, file, i)))
+            })
+            .collect()
+    }
+}
+
+/// The report of judged sessions, in the order their first lines came; its profile is the
+/// first session's.
+fn report(mut judged: Vec<Judged>, origin: &str) -> RunReport {
+    judged.sort_by_key(|j| j.slot);
+    let (profile, transport) = judged
+        .first()
+        .map(|j| (j.profile, j.transport.clone()))
+        .unwrap_or_else(|| (Profile::default(), "stdio".into()));
+    RunReport {
+        profile,
+        receiver: origin.to_string(),
+        transport,
+        scenarios: judged.into_iter().map(|j| j.run).collect(),
+        started: String::new(),
+        duration: Duration::ZERO,
+        cpu: None,
+    }
 }
 
 /// Judges every session of a trace (entries grouped by their `scenario`, in first-seen order).
@@ -104,77 +228,178 @@ pub fn judge(
     library: &[Scenario],
     origin: &str,
 ) -> RunReport {
-    let mut sessions: Vec<(String, Vec<Entry>)> = Vec::new();
+    let judge = Judge {
+        official,
+        library,
+        keep_traces: true,
+    };
+    let mut sessions = Sessions::<Vec<Entry>>::new();
     for e in entries {
         let name = e.scenario.clone().unwrap_or_else(|| "trace".into());
-        match sessions.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, list)) => list.push(e),
-            None => sessions.push((name, vec![e])),
-        }
+        sessions.of(&name).push(e);
     }
-    let transport = sessions
-        .first()
-        .and_then(|(_, es)| es.first())
-        .map(|e| e.transport.clone())
-        .unwrap_or_else(|| "stdio".into());
-    let profile = sessions
-        .first()
-        .map(|(_, es)| profile_of(es))
-        .unwrap_or_default();
-    let scenarios = sessions
-        .into_iter()
-        .map(|(id, trace)| {
-            let profile = profile_of(&trace);
-            let server = server_info(&trace, profile);
-            let capabilities = server
-                .as_ref()
-                .map(|s| s.capabilities.clone())
-                .unwrap_or(json!({}));
-            let known = library.iter().find(|s| s.id == id);
-            let breaks = known.map(|s| s.breaks.clone()).unwrap_or_default();
-            let judgement = profile.judge(
-                &trace,
-                &monitor::Context {
-                    capabilities: &capabilities,
-                    official,
-                    breaks: &breaks,
-                    authorization: false,
-                },
-            );
-            // what the monitors' own relations explain is shown as consequences, as live
-            let checks = roots::attribute(
-                &id,
-                &Default::default(),
-                &Default::default(),
-                judgement.checks,
-                &roots::Facts {
-                    because: &judgement.because,
-                    vanished: &judgement.vanished,
-                    sent_by: &Default::default(),
-                    trace: &trace,
-                },
-            );
-            ScenarioRun {
-                title: known
-                    .map(|s| format!("{} (recorded)", s.title))
-                    .unwrap_or_else(|| "a recorded session".into()),
-                id,
-                checks,
-                error: None,
-                server,
-                duration: Duration::from_millis(trace.last().map(|e| e.t_ms).unwrap_or(0)),
-                trace,
+    let judged = sessions.rest().into_iter().map(|job| judge.session(job));
+    report(judged.collect(), origin)
+}
+
+/// Judges the trace file at `path` as it streams: a session is judged once its last line is
+/// read, by one of as many threads as there are CPUs while the next lines are read, and keeps
+/// only the messages its checks name unless `keep_traces` (so a trace of any size is judged in
+/// the memory of a few sessions and the report). A bad line is an error naming it.
+pub fn check_file(
+    path: &Path,
+    official: Option<&SchemaSet>,
+    library: &[Scenario],
+    keep_traces: bool,
+) -> Result<RunReport, String> {
+    let file = path.display().to_string();
+    let lines = || -> Result<_, String> {
+        let f = File::open(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        Ok(BufReader::with_capacity(1 << 20, f).lines().enumerate())
+    };
+    // first pass: where each session ends (the scenario field alone is read)
+    let mut last: HashMap<String, usize> = HashMap::new();
+    for (i, line) in lines()? {
+        let line = line.map_err(|e| format!("{file}:{}: cannot read: {e}", i + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let name = session_of(&line).ok_or_else(|| entry_error(&line, &file, i))?;
+        last.insert(name, i);
+    }
+    let judge = Judge {
+        official,
+        library,
+        keep_traces,
+    };
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // a few sessions wait at most, so memory stays flat however long the trace
+    let (jobs, queue) = mpsc::sync_channel::<(usize, String, Lines)>(workers * 2);
+    let queue = Mutex::new(queue);
+    let (done, judged) = mpsc::channel::<Result<Judged, (usize, String)>>();
+    std::thread::scope(|scope| {
+        // each thread parses the sessions it judges, so what it allocates it also frees
+        for _ in 0..workers {
+            let (queue, done, file) = (&queue, done.clone(), &file);
+            scope.spawn(move || loop {
+                let job = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                let Ok((slot, name, lines)) = job else { return };
+                let outcome = lines
+                    .entries(file)
+                    .map(|entries| judge.session((slot, name, entries)));
+                if done.send(outcome).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done);
+        let stopped = || "a judging thread stopped".to_string();
+        let mut sessions = Sessions::<Lines>::new();
+        for (i, line) in lines()? {
+            let line = line.map_err(|e| format!("{file}:{}: cannot read: {e}", i + 1))?;
+            if line.trim().is_empty() {
+                continue;
             }
-        })
-        .collect();
-    RunReport {
-        profile,
-        receiver: origin.to_string(),
-        transport,
-        started: String::new(),
-        duration: Duration::ZERO,
-        scenarios,
-        cpu: None,
+            let name = session_of(&line).ok_or_else(|| entry_error(&line, &file, i))?;
+            let held = sessions.of(&name);
+            held.text.push_str(&line);
+            held.text.push('\n');
+            held.numbers.push(i);
+            if last.get(&name) == Some(&i) {
+                let job = sessions.take(&name).expect("the session was just added to");
+                jobs.send(job).map_err(|_| stopped())?;
+            }
+        }
+        for job in sessions.rest() {
+            jobs.send(job).map_err(|_| stopped())?;
+        }
+        drop(jobs);
+        let outcomes: Vec<_> = judged.iter().collect();
+        // the first bad line of the file, whichever thread found it
+        if let Some((_, why)) = outcomes.iter().filter_map(|o| o.as_ref().err()).min() {
+            return Err(why.clone());
+        }
+        Ok(report(outcomes.into_iter().flatten().collect(), &file))
+    })
+}
+
+/// The session a trace line belongs to (None: the line is no JSON object). The line is read
+/// only as far as its `scenario`, which `--trace` writes first; the second pass reads it all.
+fn session_of(line: &str) -> Option<String> {
+    /// What the first pass reads of a line whose `scenario` is not its first field.
+    #[derive(serde::Deserialize)]
+    struct Named {
+        #[serde(default)]
+        scenario: Option<String>,
+    }
+    let name = match line.strip_prefix(r#"{"scenario":"#) {
+        Some(rest) => serde_json::Deserializer::from_str(rest)
+            .into_iter::<String>()
+            .next()?
+            .ok()?,
+        None => serde_json::from_str::<Named>(line)
+            .ok()?
+            .scenario
+            .unwrap_or_else(|| "trace".into()),
+    };
+    Some(name)
+}
+
+/// The error of a line that is no trace entry, naming file, line and column.
+fn entry_error(line: &str, file: &str, i: usize) -> String {
+    match serde_json::from_str::<Entry>(line) {
+        Ok(_) => format!("{file}:{}: not a trace entry", i + 1),
+        Err(e) => format!("{file}:{}:{}: not a trace entry: {e}", i + 1, e.column()),
+    }
+}
+
+/// Judges one recorded session with the monitors and the model.
+fn judge_session(
+    id: &str,
+    trace: Vec<Entry>,
+    profile: Profile,
+    official: Option<&SchemaSet>,
+    library: &[Scenario],
+) -> ScenarioRun {
+    let server = server_info(&trace, profile);
+    let capabilities = server
+        .as_ref()
+        .map(|s| s.capabilities.clone())
+        .unwrap_or(json!({}));
+    let known = library.iter().find(|s| s.id == id);
+    let breaks = known.map(|s| s.breaks.clone()).unwrap_or_default();
+    let judgement = profile.judge(
+        &trace,
+        &monitor::Context {
+            capabilities: &capabilities,
+            official,
+            breaks: &breaks,
+            authorization: false,
+        },
+    );
+    // what the monitors' own relations explain is shown as consequences, as live
+    let checks = roots::attribute(
+        id,
+        &Default::default(),
+        &Default::default(),
+        judgement.checks,
+        &roots::Facts {
+            because: &judgement.because,
+            vanished: &judgement.vanished,
+            sent_by: &Default::default(),
+            trace: &trace,
+        },
+    );
+    ScenarioRun {
+        title: known
+            .map(|s| format!("{} (recorded)", s.title))
+            .unwrap_or_else(|| "a recorded session".into()),
+        id: id.to_string(),
+        checks,
+        error: None,
+        server,
+        duration: Duration::from_millis(trace.last().map(|e| e.t_ms).unwrap_or(0)),
+        trace,
     }
 }
 
@@ -193,6 +418,89 @@ mod tests {
         );
         let e = read_trace(&format!("{good}\n{{\"seq\": \"x\"}}\n"), "t.jsonl").unwrap_err();
         assert!(e.starts_with("t.jsonl:2:"), "{e}");
+    }
+
+    /// Two sessions of one task each, their lines interleaved; the second never declared
+    /// tasks, so it fails tasks.capability.declare.
+    fn interleaved() -> String {
+        let session = |name: &str, task: &str, capabilities: Value| {
+            [
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}),
+                json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": capabilities}}),
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "task": {}}}),
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"task": {"taskId": task, "status": "working", "createdAt": "2025-11-25T10:00:00Z", "lastUpdatedAt": "2025-11-25T10:00:00Z", "ttl": 1}}}),
+            ]
+            .into_iter()
+            .enumerate()
+            .map(|(seq, message)| {
+                let dir = if seq % 2 == 0 { "out" } else { "in" };
+                json!({"scenario": name, "seq": seq, "dir": dir, "transport": "http", "t_ms": seq, "message": message}).to_string()
+            })
+            .collect::<Vec<_>>()
+        };
+        let declared = json!({"tasks": {"requests": {"tools": {"call": {}}}}});
+        let (a, b) = (session("a", "t1", declared), session("b", "t2", json!({})));
+        a.iter()
+            .zip(&b)
+            .flat_map(|(x, y)| [x.as_str(), y.as_str()])
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_streamed_file_is_judged_as_the_whole_trace_and_keeps_only_named_messages() {
+        let text = interleaved();
+        let path =
+            std::env::temp_dir().join(format!("taskcheck-offline-{}.jsonl", std::process::id()));
+        std::fs::write(&path, &text).unwrap();
+        let whole = judge(read_trace(&text, "t").unwrap(), None, &[], "t");
+        let kept = check_file(&path, None, &[], true).unwrap();
+        let lean = check_file(&path, None, &[], false).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let verdicts = |r: &RunReport| {
+            r.scenarios
+                .iter()
+                .map(|s| {
+                    (
+                        s.id.clone(),
+                        s.checks
+                            .iter()
+                            .map(|c| (c.rule.clone(), c.verdict))
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(verdicts(&whole).len(), 2);
+        assert_eq!(verdicts(&kept), verdicts(&whole));
+        assert_eq!(verdicts(&lean), verdicts(&whole));
+        assert_eq!(
+            kept.scenarios[1].trace.len(),
+            4,
+            "the HTML report draws whole sessions"
+        );
+        // a passing session names no message; a failing one names its evidence
+        assert!(
+            lean.scenarios[0].trace.is_empty(),
+            "{:?}",
+            lean.scenarios[0].trace
+        );
+        let failing = &lean.scenarios[1];
+        let named: HashSet<u64> = failing
+            .checks
+            .iter()
+            .flat_map(|c| c.evidence.iter().copied())
+            .collect();
+        let kept_seqs: HashSet<u64> = failing.trace.iter().map(|e| e.seq).collect();
+        assert!(
+            !kept_seqs.is_empty() && kept_seqs.len() < 4,
+            "{kept_seqs:?}"
+        );
+        assert_eq!(kept_seqs, named);
+        assert_eq!(
+            lean.transport, "http",
+            "the transport of a session that keeps no message"
+        );
     }
 
     #[test]

@@ -109,46 +109,97 @@ pub fn decode(bytes: &[u8], limit: usize) -> Result<(Value, Message), DecodeErro
     Ok((value, message))
 }
 
+/// A decoded JSON-RPC message that borrows from the value it was read from (judging a
+/// trace reads every message once and copies none).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MessageRef<'a> {
+    Request {
+        id: &'a Value,
+        method: &'a str,
+        params: &'a Value,
+    },
+    Notification {
+        method: &'a str,
+        params: &'a Value,
+    },
+    Response {
+        id: &'a Value,
+        outcome: OutcomeRef<'a>,
+    },
+}
+
+/// The outcome a borrowed response carries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OutcomeRef<'a> {
+    Result(&'a Value),
+    Error(&'a Value),
+}
+
+impl MessageRef<'_> {
+    /// The message as an owned copy.
+    pub fn to_owned(self) -> Message {
+        match self {
+            MessageRef::Request { id, method, params } => Message::Request {
+                id: id.clone(),
+                method: method.to_string(),
+                params: params.clone(),
+            },
+            MessageRef::Notification { method, params } => Message::Notification {
+                method: method.to_string(),
+                params: params.clone(),
+            },
+            MessageRef::Response { id, outcome } => Message::Response {
+                id: id.clone(),
+                outcome: match outcome {
+                    OutcomeRef::Result(r) => Outcome::Result(r.clone()),
+                    OutcomeRef::Error(e) => Outcome::Error(e.clone()),
+                },
+            },
+        }
+    }
+}
+
 /// Classifies a JSON value as a request, notification or response.
 pub fn classify(value: &Value) -> Result<Message, DecodeError> {
+    classify_ref(value).map(MessageRef::to_owned)
+}
+
+/// Classifies a JSON value as a request, notification or response, borrowing its parts.
+pub fn classify_ref(value: &Value) -> Result<MessageRef<'_>, DecodeError> {
+    static NULL: Value = Value::Null;
     let obj = value
         .as_object()
         .ok_or_else(|| DecodeError::NotJsonRpc("not an object".into()))?;
-    if obj.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(DecodeError::NotJsonRpc("`jsonrpc` is not \"2.0\"".into()));
     }
-    let params = obj.get("params").cloned().unwrap_or(Value::Null);
+    let params = obj.get("params").unwrap_or(&NULL);
     if let Some(method) = obj.get("method") {
         let method = method
             .as_str()
-            .ok_or_else(|| DecodeError::NotJsonRpc("`method` is not a string".into()))?
-            .to_string();
+            .ok_or_else(|| DecodeError::NotJsonRpc("`method` is not a string".into()))?;
         return match obj.get("id") {
-            Some(id) if is_valid_id(id) => Ok(Message::Request {
-                id: id.clone(),
-                method,
-                params,
-            }),
+            Some(id) if is_valid_id(id) => Ok(MessageRef::Request { id, method, params }),
             Some(_) => Err(DecodeError::NotJsonRpc(
                 "request `id` is not a string or integer".into(),
             )),
-            None => Ok(Message::Notification { method, params }),
+            None => Ok(MessageRef::Notification { method, params }),
         };
     }
     // the schema lets an error response leave out `id` (it answers input whose id is unreadable)
     let id = match (obj.get("id"), obj.get("error")) {
-        (Some(id), _) => id.clone(),
-        (None, Some(_)) => Value::Null,
+        (Some(id), _) => id,
+        (None, Some(_)) => &NULL,
         (None, None) => return Err(DecodeError::NotJsonRpc("neither `method` nor `id`".into())),
     };
     match (obj.get("result"), obj.get("error")) {
-        (Some(r), None) => Ok(Message::Response {
+        (Some(r), None) => Ok(MessageRef::Response {
             id,
-            outcome: Outcome::Result(r.clone()),
+            outcome: OutcomeRef::Result(r),
         }),
-        (None, Some(e)) if e.get("code").is_some_and(Value::is_i64) => Ok(Message::Response {
+        (None, Some(e)) if e.get("code").is_some_and(Value::is_i64) => Ok(MessageRef::Response {
             id,
-            outcome: Outcome::Error(e.clone()),
+            outcome: OutcomeRef::Error(e),
         }),
         (None, Some(_)) => Err(DecodeError::NotJsonRpc(
             "`error` lacks an integer `code`".into(),

@@ -125,7 +125,7 @@ proptest! {
                 seq += 2;
                 let source = if step == 0 { Source::Create } else { Source::Get };
                 let asked = if stale[(step + n) % stale.len()] && step > 0 { seq - 3 } else { seq - 1 };
-                let obs = Observation { task: snapshot(&format!("t{n}"), *status, clock), source, received: seq, asked: Some(asked) };
+                let obs = Observation { task: &snapshot(&format!("t{n}"), *status, clock), source, received: seq, asked: Some(asked) };
                 let failed: Vec<_> = model.observe(&obs).into_iter().filter(|f| !f.held).collect();
                 prop_assert!(failed.is_empty(), "{:?} accused on {}", failed, obs.task);
             }
@@ -144,9 +144,9 @@ proptest! {
         for (i, status) in life.iter().enumerate() {
             seq += 2;
             let source = if i == 0 { Source::Create } else { Source::Get };
-            model.observe(&Observation { task: snapshot("t", *status, i as u64), source, received: seq, asked: Some(seq - 1) });
+            model.observe(&Observation { task: &snapshot("t", *status, i as u64), source, received: seq, asked: Some(seq - 1) });
         }
-        let findings = model.observe(&Observation { task: snapshot("t", after, 99), source: Source::Get, received: seq + 2, asked: Some(seq + 1) });
+        let findings = model.observe(&Observation { task: &snapshot("t", after, 99), source: Source::Get, received: seq + 2, asked: Some(seq + 1) });
         prop_assert!(findings.iter().any(|f| f.rule == "tasks.lifecycle.terminal-final" && !f.held));
     }
 }

@@ -322,7 +322,7 @@ impl Run<'_> {
         let mut model = Model::default();
         let observe = |model: &mut Model, task: &Value, source, reply: &Reply| {
             let obs = Observation {
-                task: task.clone(),
+                task,
                 source,
                 received: reply.seq,
                 asked: Some(reply.asked),

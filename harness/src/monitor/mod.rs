@@ -10,7 +10,7 @@ use crate::model::{Finding, Model, Observation, Source, TaskStatus};
 use crate::schema::{self, SchemaSet, Shape};
 use crate::trace::{Direction, Entry};
 use crate::verdict::{Check, Verdict};
-use crate::wire::{self, Message, Outcome};
+use crate::wire::{self, MessageRef, OutcomeRef};
 use conduct::Conduct;
 use expiry::Expiry;
 use serde_json::Value;
@@ -80,16 +80,24 @@ pub struct Judgement {
 /// Whether a dotted path (`tasks.requests.tools.call`) exists in a capabilities object.
 /// A key may hold dots itself (`extensions.io.modelcontextprotocol/tasks`).
 pub fn has_capability(capabilities: &Value, path: &str) -> bool {
-    fn find<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v Value> {
-        if keys.is_empty() {
-            return Some(v);
+    /// The value at `path` below `v`, each key being the longest run of dotted parts it has.
+    fn find<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
+        let ends = std::iter::once(path.len()).chain(path.rmatch_indices('.').map(|(i, _)| i));
+        for end in ends {
+            if let Some(c) = v.get(&path[..end]) {
+                match path.get(end + 1..) {
+                    None => return Some(c),
+                    Some(rest) => {
+                        if let Some(found) = find(c, rest) {
+                            return Some(found);
+                        }
+                    }
+                }
+            }
         }
-        (1..=keys.len())
-            .rev()
-            .find_map(|n| v.get(keys[..n].join(".")).and_then(|c| find(c, &keys[n..])))
+        None
     }
-    let keys: Vec<&str> = path.split('.').collect();
-    find(capabilities, &keys).is_some_and(|v| !v.is_null() && v != &Value::Bool(false))
+    find(capabilities, path).is_some_and(|v| !v.is_null() && v != &Value::Bool(false))
 }
 
 /// The capability that lets a request type be task-augmented (None: it never can be).
@@ -223,17 +231,17 @@ pub fn key(e: &Entry, id: &Value) -> String {
 impl Monitor<'_> {
     fn entry(&mut self, e: &Entry) {
         let Some(value) = &e.message else { return };
-        let Ok(msg) = wire::classify(value) else {
+        let Ok(msg) = wire::classify_ref(value) else {
             return;
         };
         match (e.dir, msg) {
-            (Direction::Out, Message::Request { id, method, params }) => {
+            (Direction::Out, MessageRef::Request { id, method, params }) => {
                 if method == "initialize" {
                     self.own_capabilities = params["capabilities"].clone();
                 }
-                self.conduct.request(&method, &params, e.seq);
+                self.conduct.request(method, params, e.seq);
                 let shape = Shape::Request {
-                    method: &method,
+                    method,
                     message: value,
                 };
                 self.schemas(e, &shape);
@@ -243,46 +251,46 @@ impl Monitor<'_> {
                     }
                 }
                 self.asked.insert(
-                    key(e, &id),
+                    key(e, id),
                     Asked {
-                        id: wire::id_text(&id),
-                        method,
-                        params,
+                        id: wire::id_text(id),
+                        method: method.to_string(),
+                        params: params.clone(),
                         seq: e.seq,
                         t_ms: e.t_ms,
                     },
                 );
             }
-            (dir, Message::Request { id, method, params }) => {
+            (dir, MessageRef::Request { id, method, params }) => {
                 self.schemas(
                     e,
                     &Shape::Request {
-                        method: &method,
+                        method,
                         message: value,
                     },
                 );
                 if dir == Direction::In {
-                    self.augments(&method, &params, e);
-                    self.names_a_task(&method, &params, e);
-                    self.theirs.insert(key(e, &id), method);
+                    self.augments(method, params, e);
+                    self.names_a_task(method, params, e);
+                    self.theirs.insert(key(e, id), method.to_string());
                 }
             }
-            (_, Message::Notification { method, params }) => {
+            (_, MessageRef::Notification { method, params }) => {
                 self.schemas(
                     e,
                     &Shape::Notification {
-                        method: &method,
+                        method,
                         message: value,
                     },
                 );
                 if e.dir == Direction::In {
-                    self.notification(&method, &params, e);
+                    self.notification(method, params, e);
                 }
             }
-            (Direction::Out, Message::Response { id, outcome }) => {
-                let method = self.theirs.remove(&key(e, &id)).unwrap_or_default();
-                match &outcome {
-                    Outcome::Result(result) => self.schemas(
+            (Direction::Out, MessageRef::Response { id, outcome }) => {
+                let method = self.theirs.remove(&key(e, id)).unwrap_or_default();
+                match outcome {
+                    OutcomeRef::Result(result) => self.schemas(
                         e,
                         &Shape::Result {
                             method: &method,
@@ -291,18 +299,18 @@ impl Monitor<'_> {
                             task_of: None,
                         },
                     ),
-                    Outcome::Error(_) => self.schemas(e, &Shape::Error { message: value }),
+                    OutcomeRef::Error(_) => self.schemas(e, &Shape::Error { message: value }),
                 }
             }
-            (_, Message::Response { id, outcome }) => {
-                let Some(asked) = self.asked.remove(&key(e, &id)) else {
+            (_, MessageRef::Response { id, outcome }) => {
+                let Some(asked) = self.asked.remove(&key(e, id)) else {
                     return;
                 };
                 if asked.method == "tasks/get" {
                     self.no_sse_for_get(e);
                 }
-                let found = match &outcome {
-                    Outcome::Result(result) => {
+                let found = match outcome {
+                    OutcomeRef::Result(result) => {
                         let task_of = asked
                             .params
                             .get("taskId")
@@ -320,7 +328,7 @@ impl Monitor<'_> {
                         self.result(&asked, result, e);
                         Some(true)
                     }
-                    Outcome::Error(error) => {
+                    OutcomeRef::Error(error) => {
                         self.schemas(e, &Shape::Error { message: value });
                         self.error(error, e);
                         wire::says_task_not_found(&asked.method, error).then_some(false)
@@ -402,7 +410,7 @@ impl Monitor<'_> {
     /// Feeds one Task object to the model and the expiry tracker.
     fn observe(&mut self, task: &Value, source: Source, e: &Entry, asked: Option<u64>) {
         let obs = Observation {
-            task: task.clone(),
+            task,
             source,
             received: e.seq,
             asked,

@@ -14,7 +14,7 @@
 use crate::scenario::Scenario;
 use crate::trace::{Direction, Entry};
 use crate::verdict::{Check, Root, Verdict};
-use crate::wire::{self, Message};
+use crate::wire::{self, MessageRef};
 use std::collections::{BTreeMap, HashMap};
 
 /// What the attribution knows besides the checks.
@@ -205,15 +205,20 @@ impl<'a> StepOf<'a> {
     fn new(facts: &Facts<'a>) -> StepOf<'a> {
         let mut requests: HashMap<(Option<&str>, String), u64> = HashMap::new();
         let mut asked = HashMap::new();
-        for e in facts.trace {
-            let Some(Ok(message)) = e.message.as_ref().map(wire::classify) else {
+        // a recorded trace has no steps, so no answer has a step to find
+        let trace = match facts.sent_by.is_empty() {
+            true => &[][..],
+            false => facts.trace,
+        };
+        for e in trace {
+            let Some(Ok(message)) = e.message.as_ref().map(wire::classify_ref) else {
                 continue;
             };
             match (e.dir, message) {
-                (Direction::Out, Message::Request { id, .. }) => {
+                (Direction::Out, MessageRef::Request { id, .. }) => {
                     requests.insert((e.peer.as_deref(), id.to_string()), e.seq);
                 }
-                (Direction::In, Message::Response { id, .. }) => {
+                (Direction::In, MessageRef::Response { id, .. }) => {
                     if let Some(req) = requests.get(&(e.peer.as_deref(), id.to_string())) {
                         asked.insert(e.seq, *req);
                     }
