@@ -54,8 +54,10 @@ check() {
   rm -rf "$now" && mkdir -p "$now"
   local start=$SECONDS
   # stretched timeouts: an SDK server starting on a busy machine must not change a verdict;
-  # each SDK release implements one design, named, so no run spends a start on detection
-  "$taskcheck" "$@" --profile "${PROFILE:-2025-11-25}" --timeout-scale 3 --report-json "$now/report.json" --report-md "$now/report.md" \
+  # each SDK release implements one design, named, so no run spends a start on detection;
+  # the configurations run side by side on two cores, so each keeps to two sessions at a time
+  # (eight Python servers starting at once per run starve the other runs' servers)
+  "$taskcheck" "$@" --profile "${PROFILE:-2025-11-25}" --timeout-scale 3 --jobs 2 --report-json "$now/report.json" --report-md "$now/report.md" \
     --report-html "$now/report.html" >"$now/terminal.txt" 2>&1 || true
   echo "$name over $transport: $(tail -n 1 "$now/terminal.txt") [$((SECONDS - start)) s]"
   if ((update)); then
