@@ -20,12 +20,14 @@ for _ in 1 2 3; do
 done
 
 echo "== offline checking: a real run's trace repeated to 200,000 messages, each copy its own sessions"
-python3 - "$work/run.jsonl" "$work/big.jsonl" <<'PY'
+# repeat TRACE OUT N: the run's trace repeated to N messages, each copy its own sessions
+repeat() {
+  python3 - "$@" <<'PY'
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 with open(sys.argv[2], "w") as out:
     n = copy = 0
-    while n < 200_000:
+    while n < int(sys.argv[3]):
         for line in lines:
             e = json.loads(line)
             e["scenario"] = f"{e['scenario']}-{copy}"
@@ -34,6 +36,8 @@ with open(sys.argv[2], "w") as out:
         copy += 1
 print(f"{n} messages")
 PY
+}
+repeat "$work/run.jsonl" "$work/big.jsonl" 200000
 read -r parse_s parse_kib < <(timed target/release/examples/bare_parse "$work/big.jsonl")
 read -r check_s check_kib < <(timed "$B" check "$work/big.jsonl")
 python3 - "$parse_s" "$check_s" "$check_kib" <<'PY'
@@ -44,6 +48,16 @@ print(f"bare parse into serde_json::Value: {parse:.2f} s ({n / parse:,.0f} messa
 print(f"taskcheck check: {check:.2f} s ({n / check:,.0f} messages/s), peak RSS {kib / 1024:.0f} MB")
 print(f"ratio check / bare parse: {check / parse:.2f}")
 PY
+
+echo "== offline checking in constant memory: 5x the trace, with every report written"
+repeat "$work/run.jsonl" "$work/huge.jsonl" 1000000
+ls -l "$work/huge.jsonl" | awk '{printf "%.0f MB of trace\n", $5 / 1048576}'
+for reports in "" "--report-json $work/c.json --report-junit $work/c.xml --report-md $work/c.md --checks-json $work/k.json"; do
+  # shellcheck disable=SC2086
+  read -r s kib < <(timed "$B" check "$work/huge.jsonl" $reports)
+  echo "check ${reports:+with every report but HTML }: $s s, peak RSS $((kib / 1024)) MB"
+done
+rm -f "$work/huge.jsonl"
 
 echo "== load: 10,000 tasks at concurrency 64"
 /usr/bin/time -f "peak RSS %M KiB" "$B" load --stdio "$B reference" --tasks 10000 --concurrency 64

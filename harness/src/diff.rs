@@ -40,17 +40,24 @@ pub fn verdicts(text: &str, file: &str) -> Result<Verdicts, String> {
         ));
     }
     let mut out = Verdicts::new();
+    let mut keep_worst = |key: String, verdict: &str| match out.get(&key) {
+        Some(old) if rank(old) <= rank(verdict) => {}
+        _ => {
+            out.insert(key, verdict.to_string());
+        }
+    };
     for scenario in doc["scenarios"].as_array().into_iter().flatten() {
         let id = scenario["id"].as_str().unwrap_or_default();
         for check in scenario["checks"].as_array().into_iter().flatten() {
             let key = format!("{id}:{}", check["rule"].as_str().unwrap_or_default());
-            let verdict = check["verdict"].as_str().unwrap_or_default().to_string();
-            match out.get(&key) {
-                Some(old) if rank(old) <= rank(&verdict) => {}
-                _ => {
-                    out.insert(key, verdict);
-                }
-            }
+            keep_worst(key, check["verdict"].as_str().unwrap_or_default());
+        }
+    }
+    // the sessions a long trace's report folded count as one, `folded`
+    for rule in doc["folded"]["rules"].as_array().into_iter().flatten() {
+        let key = format!("folded:{}", rule["id"].as_str().unwrap_or_default());
+        for count in rule["counts"].as_array().into_iter().flatten() {
+            keep_worst(key.clone(), count["verdict"].as_str().unwrap_or_default());
         }
     }
     Ok(out)

@@ -136,6 +136,11 @@ enum Command {
         /// the extension's schema.json beside the 2026-07-28 one).
         #[arg(long, value_name = "FILE")]
         schema: Vec<PathBuf>,
+        /// List the first N sessions to end; after them only the first three to show each rule
+        /// not met, and count the rest in the totals and rules (`folded`), so the report of a
+        /// trace of any size stays small.
+        #[arg(long, value_name = "N", default_value_t = 500)]
+        fold_after: usize,
         #[command(flatten)]
         reports: ReportArgs,
         #[command(flatten)]
@@ -674,6 +679,7 @@ async fn dispatch(cli: Cli) -> i32 {
         Command::Check {
             trace,
             schema,
+            fold_after,
             reports,
             library: lib,
         } => {
@@ -681,9 +687,14 @@ async fn dispatch(cli: Cli) -> i32 {
                 .then(|| SchemaSet::load_all(&schema).unwrap_or_else(|e| usage_error(e)));
             // only the HTML report draws whole sessions; the others need what checks name
             let keep_traces = reports.report_html.is_some();
-            let report =
-                offline::check_file(&trace, official.as_ref(), &library(&lib), keep_traces)
-                    .unwrap_or_else(|e| usage_error(e));
+            let report = offline::check_file(
+                &trace,
+                official.as_ref(),
+                &library(&lib),
+                keep_traces,
+                fold_after,
+            )
+            .unwrap_or_else(|e| usage_error(e));
             let baseline = baseline(&reports, &lib);
             emit(&report, &reports, baseline.as_ref())
         }

@@ -7,12 +7,13 @@
 
 use crate::monitor;
 use crate::profile::{ext_tasks, Profile};
-use crate::report::RunReport;
+use crate::report::{Folded, RunReport};
 use crate::runner::{roots, ScenarioRun};
 use crate::scenario::Scenario;
 use crate::schema::SchemaSet;
 use crate::session::ServerInfo;
 use crate::trace::{Direction, Entry};
+use crate::verdict::Verdict;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -23,13 +24,13 @@ use std::time::Duration;
 
 /// Parses a JSON-lines trace; a line that is not a trace entry is an error naming it.
 pub fn read_trace(text: &str, file: &str) -> Result<Vec<Entry>, String> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, line)| {
-            serde_json::from_str::<Entry>(line).map_err(|_| entry_error(line, file, i))
-        })
-        .collect()
+    let mut lines = Lines::default();
+    for (i, line) in text.lines().enumerate() {
+        if !line.trim().is_empty() {
+            lines.push(i, line);
+        }
+    }
+    lines.entries(file).map_err(|(_, why)| why)
 }
 
 /// A recorded message's method, when it is a request, and its params.
@@ -190,6 +191,13 @@ struct Lines {
 }
 
 impl Lines {
+    /// Adds line `i` (0-based).
+    fn push(&mut self, i: usize, line: &str) {
+        self.text.push_str(line);
+        self.text.push('\n');
+        self.numbers.push(i);
+    }
+
     /// The entries the lines hold, or the error of the first that is no trace entry.
     fn entries(&self, file: &str) -> Result<Vec<Entry>, (usize, String)> {
         self.text
@@ -202,22 +210,80 @@ impl Lines {
     }
 }
 
-/// The report of judged sessions, in the order their first lines came; its profile is the
-/// first session's.
-fn report(mut judged: Vec<Judged>, origin: &str) -> RunReport {
-    judged.sort_by_key(|j| j.slot);
-    let (profile, transport) = judged
-        .first()
-        .map(|j| (j.profile, j.transport.clone()))
-        .unwrap_or_else(|| (Profile::default(), "stdio".into()));
-    RunReport {
-        profile,
-        receiver: origin.to_string(),
-        transport,
-        scenarios: judged.into_iter().map(|j| j.run).collect(),
-        started: String::new(),
-        duration: Duration::ZERO,
-        cpu: None,
+/// Decides which judged sessions a report lists: the first `list` (in the order they come)
+/// and, after those, the first `EXAMPLES` sessions that do not meet a rule; the others are
+/// folded into counts, so the report of a trace of any size stays small.
+struct Folder {
+    list: usize,
+    listed: Vec<Judged>,
+    /// How many listed sessions show each rule not met.
+    shown: HashMap<String, usize>,
+    folded: Folded,
+    /// The profile and transport of the session whose first line came first.
+    first: Option<(usize, Profile, String)>,
+}
+
+/// How many sessions that do not meet a rule are listed as its examples once folding began.
+const EXAMPLES: usize = 3;
+
+impl Folder {
+    fn new(list: usize) -> Self {
+        Folder {
+            list,
+            listed: Vec::new(),
+            shown: HashMap::new(),
+            folded: Folded::default(),
+            first: None,
+        }
+    }
+
+    fn add(&mut self, judged: Judged) {
+        if self
+            .first
+            .as_ref()
+            .is_none_or(|(slot, _, _)| judged.slot < *slot)
+        {
+            self.first = Some((judged.slot, judged.profile, judged.transport.clone()));
+        }
+        let mut unmet: Vec<&str> = judged
+            .run
+            .checks
+            .iter()
+            .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Warn | Verdict::Error))
+            .map(|c| c.rule.as_str())
+            .collect();
+        unmet.sort_unstable();
+        unmet.dedup();
+        let example = unmet
+            .iter()
+            .any(|rule| self.shown.get(*rule).copied().unwrap_or(0) < EXAMPLES);
+        if self.listed.len() < self.list || example {
+            for rule in unmet {
+                *self.shown.entry(rule.to_string()).or_default() += 1;
+            }
+            self.listed.push(judged);
+        } else {
+            self.folded.add(&judged.run);
+        }
+    }
+
+    /// The report: listed sessions in the order their first lines came, then the folded.
+    fn report(mut self, origin: &str) -> RunReport {
+        self.listed.sort_by_key(|j| j.slot);
+        let (profile, transport) = self
+            .first
+            .map(|(_, profile, transport)| (profile, transport))
+            .unwrap_or_else(|| (Profile::default(), "stdio".into()));
+        RunReport {
+            profile,
+            receiver: origin.to_string(),
+            transport,
+            scenarios: self.listed.into_iter().map(|j| j.run).collect(),
+            folded: self.folded,
+            started: String::new(),
+            duration: Duration::ZERO,
+            cpu: None,
+        }
     }
 }
 
@@ -238,32 +304,45 @@ pub fn judge(
         let name = e.scenario.clone().unwrap_or_else(|| "trace".into());
         sessions.of(&name).push(e);
     }
-    let judged = sessions.rest().into_iter().map(|job| judge.session(job));
-    report(judged.collect(), origin)
+    let mut folder = Folder::new(usize::MAX);
+    for job in sessions.rest() {
+        folder.add(judge.session(job));
+    }
+    folder.report(origin)
+}
+
+/// The nonblank lines of a file, each with its index (0-based); an I/O error names the file.
+fn nonblank_lines<'a>(
+    path: &Path,
+    file: &'a str,
+) -> Result<impl Iterator<Item = Result<(usize, String), String>> + use<'a>, String> {
+    let f = File::open(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
+    let lines = BufReader::with_capacity(1 << 20, f).lines().enumerate();
+    Ok(lines.filter_map(move |(i, line)| match line {
+        Ok(line) if line.trim().is_empty() => None,
+        Ok(line) => Some(Ok((i, line))),
+        Err(e) => Some(Err(format!("{file}:{}: cannot read: {e}", i + 1))),
+    }))
 }
 
 /// Judges the trace file at `path` as it streams: a session is judged once its last line is
-/// read, by one of as many threads as there are CPUs while the next lines are read, and keeps
-/// only the messages its checks name unless `keep_traces` (so a trace of any size is judged in
-/// the memory of a few sessions and the report). A bad line is an error naming it.
+/// read, by one of as many threads as there are CPUs while the next lines are read. The first
+/// `list` sessions to end are listed, and after them only a few examples of each rule not met;
+/// the rest are counted (`Folded`). A judged session keeps only the messages its checks name
+/// unless `keep_traces`. So a trace of any size is judged in the memory of a few sessions and a
+/// bounded report. A bad line is an error naming it.
 pub fn check_file(
     path: &Path,
     official: Option<&SchemaSet>,
     library: &[Scenario],
     keep_traces: bool,
+    list: usize,
 ) -> Result<RunReport, String> {
     let file = path.display().to_string();
-    let lines = || -> Result<_, String> {
-        let f = File::open(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
-        Ok(BufReader::with_capacity(1 << 20, f).lines().enumerate())
-    };
     // first pass: where each session ends (the scenario field alone is read)
     let mut last: HashMap<String, usize> = HashMap::new();
-    for (i, line) in lines()? {
-        let line = line.map_err(|e| format!("{file}:{}: cannot read: {e}", i + 1))?;
-        if line.trim().is_empty() {
-            continue;
-        }
+    for line in nonblank_lines(path, &file)? {
+        let (i, line) = line?;
         let name = session_of(&line).ok_or_else(|| entry_error(&line, &file, i))?;
         last.insert(name, i);
     }
@@ -274,52 +353,77 @@ pub fn check_file(
     };
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     // a few sessions wait at most, so memory stays flat however long the trace
-    let (jobs, queue) = mpsc::sync_channel::<(usize, String, Lines)>(workers * 2);
+    let (jobs, queue) = mpsc::sync_channel::<(usize, (usize, String, Lines))>(workers * 2);
     let queue = Mutex::new(queue);
-    let (done, judged) = mpsc::channel::<Result<Judged, (usize, String)>>();
+    let (done, judged) = mpsc::channel::<(usize, Result<Judged, (usize, String)>)>();
+    // a ticket per session sent and not yet folded in order: the reader waits when
+    // `workers * 64` are out, so sessions judged ahead of a long one cannot pile up (a
+    // tighter bound makes the reader wait on the collector's every wake-up: 40 % slower)
+    let (tickets, returned) = mpsc::sync_channel::<()>(workers * 64);
     std::thread::scope(|scope| {
         // each thread parses the sessions it judges, so what it allocates it also frees
         for _ in 0..workers {
             let (queue, done, file) = (&queue, done.clone(), &file);
             scope.spawn(move || loop {
                 let job = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
-                let Ok((slot, name, lines)) = job else { return };
+                let Ok((order, (slot, name, lines))) = job else {
+                    return;
+                };
                 let outcome = lines
                     .entries(file)
                     .map(|entries| judge.session((slot, name, entries)));
-                if done.send(outcome).is_err() {
+                if done.send((order, outcome)).is_err() {
                     return;
                 }
             });
         }
         drop(done);
-        let stopped = || "a judging thread stopped".to_string();
-        let mut sessions = Sessions::<Lines>::new();
-        for (i, line) in lines()? {
-            let line = line.map_err(|e| format!("{file}:{}: cannot read: {e}", i + 1))?;
-            if line.trim().is_empty() {
-                continue;
+        // sessions are folded in the order they were sent, whichever thread judged them first
+        let collector = scope.spawn(move || {
+            let mut folder = Folder::new(list);
+            let mut early = std::collections::BTreeMap::new();
+            let mut next = 0;
+            let mut bad: Option<(usize, String)> = None;
+            for (order, outcome) in judged.iter() {
+                early.insert(order, outcome);
+                while let Some(outcome) = early.remove(&next) {
+                    next += 1;
+                    let _ = returned.recv();
+                    match outcome {
+                        Ok(judged) => folder.add(judged),
+                        // the first bad line of the file, whichever session holds it
+                        Err(why) => bad = bad.into_iter().chain([why]).min(),
+                    }
+                }
             }
+            (folder, bad)
+        });
+        let stopped = || "a judging thread stopped".to_string();
+        let mut sent = 0;
+        let mut send = move |job| {
+            tickets.send(()).map_err(|_| stopped())?;
+            jobs.send((sent, job)).map_err(|_| stopped())?;
+            sent += 1;
+            Ok::<_, String>(())
+        };
+        let mut sessions = Sessions::<Lines>::new();
+        for line in nonblank_lines(path, &file)? {
+            let (i, line) = line?;
             let name = session_of(&line).ok_or_else(|| entry_error(&line, &file, i))?;
-            let held = sessions.of(&name);
-            held.text.push_str(&line);
-            held.text.push('\n');
-            held.numbers.push(i);
+            sessions.of(&name).push(i, &line);
             if last.get(&name) == Some(&i) {
-                let job = sessions.take(&name).expect("the session was just added to");
-                jobs.send(job).map_err(|_| stopped())?;
+                send(sessions.take(&name).expect("the session was just added to"))?;
             }
         }
         for job in sessions.rest() {
-            jobs.send(job).map_err(|_| stopped())?;
+            send(job)?;
         }
-        drop(jobs);
-        let outcomes: Vec<_> = judged.iter().collect();
-        // the first bad line of the file, whichever thread found it
-        if let Some((_, why)) = outcomes.iter().filter_map(|o| o.as_ref().err()).min() {
-            return Err(why.clone());
+        drop(send);
+        let (folder, bad) = collector.join().map_err(|_| stopped())?;
+        match bad {
+            Some((_, why)) => Err(why),
+            None => Ok(folder.report(&file)),
         }
-        Ok(report(outcomes.into_iter().flatten().collect(), &file))
     })
 }
 
@@ -454,8 +558,8 @@ mod tests {
             std::env::temp_dir().join(format!("taskcheck-offline-{}.jsonl", std::process::id()));
         std::fs::write(&path, &text).unwrap();
         let whole = judge(read_trace(&text, "t").unwrap(), None, &[], "t");
-        let kept = check_file(&path, None, &[], true).unwrap();
-        let lean = check_file(&path, None, &[], false).unwrap();
+        let kept = check_file(&path, None, &[], true, usize::MAX).unwrap();
+        let lean = check_file(&path, None, &[], false, usize::MAX).unwrap();
         std::fs::remove_file(&path).unwrap();
         let verdicts = |r: &RunReport| {
             r.scenarios

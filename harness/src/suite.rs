@@ -65,6 +65,7 @@ pub async fn run_all<C: Connect + 'static>(
         ids_unique_across(&mut runs);
     }
     RunReport {
+        folded: Default::default(),
         profile: runs_profile,
         cpu: own_cpu()
             .zip(cpu_start)

@@ -99,3 +99,50 @@ fn a_broken_trace_line_is_a_usage_error_naming_it() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("t.jsonl:2:"), "{err}");
 }
+
+#[test]
+fn a_long_trace_folds_into_counts_with_the_same_totals_rules_and_exit() {
+    // a defect every session shows: each session fails the same monitor rules
+    let only = monitor_only();
+    let fault = FAULTS
+        .iter()
+        .find(|f| f.name == "created-at-not-rfc3339")
+        .expect("the created-at-not-rfc3339 fault");
+    assert!(fault.rules.iter().any(|r| only.contains(r)));
+    let trace = temp_path("offline-fold.jsonl");
+    run(
+        &reference(&[fault.name]),
+        &["--trace", trace.to_str().unwrap()],
+        "offline-fold",
+    );
+    let check = |fold_after: &str, tag: &str| {
+        let report = temp_path(&format!("offline-fold-{tag}.json"));
+        let out = taskcheck(&[
+            "check",
+            trace.to_str().unwrap(),
+            "--fold-after",
+            fold_after,
+            "--report-json",
+            report.to_str().unwrap(),
+        ]);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+        (out, doc)
+    };
+    let (whole_out, whole) = check("100000", "whole");
+    let (folded_out, folded) = check("0", "folded");
+    let text = String::from_utf8_lossy(&folded_out.stdout);
+    assert_eq!(whole_out.status.code(), Some(1));
+    assert_eq!(folded_out.status.code(), whole_out.status.code(), "{text}");
+    assert_eq!(folded["totals"], whole["totals"]);
+    assert_eq!(folded["rules"], whole["rules"]);
+    assert!(whole.get("folded").is_none());
+    let listed = folded["scenarios"].as_array().unwrap().len();
+    let sessions = whole["scenarios"].as_array().unwrap().len();
+    let folded_sessions = folded["folded"]["sessions"].as_u64().unwrap() as usize;
+    assert_eq!(listed + folded_sessions, sessions);
+    // a rule not met is shown by its first three sessions at most, unless another needs them
+    assert!(listed >= 3 && listed < sessions, "{listed} of {sessions}");
+    assert!(text.contains("more session(s) folded"), "{text}");
+    let schema: Value = serde_json::from_str(mcp_taskcheck::report::REPORT_SCHEMA).unwrap();
+    assert!(jsonschema::is_valid(&schema, &folded), "{folded:#}");
+}

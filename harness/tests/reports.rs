@@ -82,6 +82,7 @@ fn sample() -> RunReport {
         "result {\"taskId\":\"task-1\",\"status\":\"cancelled\"}".into(),
     );
     RunReport {
+        folded: Default::default(),
         profile: Default::default(),
         receiver: "my-server --stdio".into(),
         transport: "stdio".into(),
@@ -200,6 +201,7 @@ fn sample_ext() -> RunReport {
         step: Some("2".into()),
     });
     RunReport {
+        folded: Default::default(),
         profile: mcp_taskcheck::profile::Profile::ExtTasks,
         receiver: "my-server --stdio".into(),
         transport: "stdio".into(),
@@ -530,4 +532,78 @@ fn a_receiver_without_tasks_is_told_so_plainly() {
             "{text}"
         );
     }
+}
+
+#[test]
+fn folded_sessions_count_in_every_format_and_the_baseline() {
+    let listed = sample();
+    let mut report = sample();
+    // fold the failing scenario, as `check` folds a long trace's sessions
+    let at = report
+        .scenarios
+        .iter()
+        .position(|s| s.checks.iter().any(|c| c.verdict == Verdict::Fail))
+        .unwrap();
+    let run = report.scenarios.remove(at);
+    report.folded.add(&run);
+    let failing = run
+        .checks
+        .iter()
+        .find(|c| c.verdict == Verdict::Fail)
+        .unwrap();
+    assert_eq!(report.totals(), listed.totals());
+    assert_eq!(report.rule_verdicts(), listed.rule_verdicts());
+    assert_eq!(report.sessions(), listed.sessions());
+    let outcome = report.outcome(FailOn::Must, None);
+    assert_eq!(outcome.code, 1, "{}", outcome.meaning);
+    assert_eq!(outcome.meaning, listed.outcome(FailOn::Must, None).meaning);
+    let terminal = report.terminal(&outcome, false);
+    assert!(
+        terminal.contains(&format!(
+            "1 more session(s) folded: {} checks counted",
+            run.checks.len()
+        )),
+        "{terminal}"
+    );
+    assert!(
+        terminal.contains(&format!("not met: {} ×1", failing.rule)),
+        "{terminal}"
+    );
+    assert!(report.markdown(&outcome).contains("more session(s) folded"));
+    assert!(report.html(&outcome).contains("more session(s) folded"));
+    let json = report.json(&outcome);
+    assert_valid_report(&json);
+    assert_eq!(json["folded"]["sessions"], 1);
+    let text = serde_json::to_string(&json).unwrap();
+    let verdicts = mcp_taskcheck::diff::verdicts(&text, "r.json").unwrap();
+    assert_eq!(verdicts[&format!("folded:{}", failing.rule)], "fail");
+    let checks = report.checks_json(&outcome);
+    let entry = checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == format!("folded:{}", failing.rule))
+        .unwrap();
+    assert_eq!(entry["status"], "FAILURE");
+    let xml = report.junit(&outcome);
+    let doc = roxmltree::Document::parse(&xml).expect("JUnit parses as XML");
+    let folded_failures = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase") && n.attribute("name") == Some(&failing.rule))
+        .filter(|n| n.attribute("classname") == Some("taskcheck.folded"))
+        .filter(|n| n.children().any(|c| c.has_tag_name("failure")))
+        .count();
+    assert_eq!(folded_failures, 1, "{xml}");
+    // a baseline listing the folded failure expects it, as it would a listed one
+    let ids: Vec<String> = listed.scenarios.iter().map(|s| s.id.clone()).collect();
+    let baseline = mcp_taskcheck::baseline::Baseline::parse(
+        &format!("server:\n  - {}:{}\n", run.id, failing.rule),
+        "b.yaml",
+        &ids,
+    )
+    .unwrap();
+    let expected = report.outcome(FailOn::Must, Some(&baseline));
+    assert_eq!(expected.code, 0, "{}", expected.meaning);
+    assert!(expected.stale.is_empty());
+    assert!(!report.junit(&expected).contains("<failure"));
 }

@@ -548,6 +548,7 @@ impl WireFuzz {
             })
             .collect();
         RunReport {
+            folded: Default::default(),
             profile,
             receiver: self.receiver.clone(),
             transport: self.transport.clone(),

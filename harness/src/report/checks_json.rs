@@ -6,6 +6,17 @@ use crate::spec;
 use crate::verdict::Verdict;
 use serde_json::{json, Value};
 
+/// The official suite's status of a verdict.
+fn status(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "SUCCESS",
+        Verdict::Fail | Verdict::Error => "FAILURE",
+        Verdict::Warn => "WARNING",
+        Verdict::NotApplicable | Verdict::Untestable | Verdict::Consequence => "SKIPPED",
+        Verdict::Info => "INFO",
+    }
+}
+
 impl RunReport {
     /// One entry per check; the id is the official suite's check id where the catalogue maps
     /// the rule to one (`official:`), else `scenario:rule`, as baselines name checks.
@@ -16,13 +27,7 @@ impl RunReport {
             .flat_map(|s| {
                 s.checks.iter().map(move |c| {
                     let r = spec::rule(&c.rule);
-                    let status = match c.verdict {
-                        Verdict::Pass => "SUCCESS",
-                        Verdict::Fail | Verdict::Error => "FAILURE",
-                        Verdict::Warn => "WARNING",
-                        Verdict::NotApplicable | Verdict::Untestable | Verdict::Consequence => "SKIPPED",
-                        Verdict::Info => "INFO",
-                    };
+                    let status = status(c.verdict);
                     let own = format!("{}:{}", s.id, c.rule);
                     let id = r.and_then(spec::Rule::official_check).map_or(own.clone(), str::to_string);
                     let mut entry = json!({
@@ -59,6 +64,25 @@ impl RunReport {
                 })
             })
             .collect();
-        Value::Array(entries)
+        let folded = self.folded.checks.iter().map(|(rule, counts)| {
+            let r = spec::rule(rule);
+            let worst = counts.keys().max().copied().unwrap_or(Verdict::Pass);
+            json!({
+                "id": format!("folded:{rule}"),
+                "name": rule,
+                "description": r.map(|r| r.summary.as_str()).unwrap_or_default(),
+                "status": status(worst),
+                "timestamp": self.started,
+                "specReferences": r.map(|r| vec![json!({"id": format!("MCP-Tasks-{}", r.section), "url": r.link()})]).unwrap_or_default(),
+                "details": {
+                    "folded": self.folded.counts_text(rule),
+                    "sessions": self.folded.sessions,
+                    "level": r.map(|r| r.level.as_str()),
+                    "verdict": worst,
+                    "unexpectedFailures": self.folded.unexpected(rule, outcome),
+                },
+            })
+        });
+        Value::Array(entries.into_iter().chain(folded).collect())
     }
 }

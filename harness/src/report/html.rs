@@ -52,13 +52,16 @@ impl RunReport {
             escape(&self.receiver),
             self.transport,
             escape(&self.started),
-            self.scenarios.len(),
+            self.sessions(),
             self.duration.as_millis(),
             outcome.code,
             outcome.code,
             escape(&outcome.meaning),
             totals_line(&self.totals()),
         );
+        if let Some(folded) = self.folded.summary() {
+            out.push_str(&format!("<p>{}</p>\n", escape(&folded)));
+        }
         let not_met = self.rules_not_met();
         if !not_met.is_empty() {
             out.push_str("<h2>Rules not met</h2>\n<table><tr><th>verdict</th><th>rule</th><th>level</th><th>summary</th></tr>\n");

@@ -10,6 +10,21 @@ pub const REPORT_SCHEMA: &str = include_str!("../../schema/report.schema.json");
 impl RunReport {
     /// The versioned JSON document.
     pub fn json(&self, outcome: &Outcome) -> Value {
+        let mut doc = self.listed_json(outcome);
+        if self.folded.sessions > 0 {
+            doc["folded"] = json!({
+                "sessions": self.folded.sessions,
+                "rules": self.folded.checks.iter().map(|(rule, counts)| json!({
+                    "id": rule,
+                    "counts": counts.iter().map(|(v, n)| json!({"verdict": v, "count": n})).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            });
+        }
+        doc
+    }
+
+    /// The document without the folded sessions.
+    fn listed_json(&self, outcome: &Outcome) -> Value {
         let t = self.totals();
         let server = self.scenarios.iter().find_map(|s| s.server.as_ref());
         json!({

@@ -37,6 +37,35 @@ fn skipped(why: String) -> TestCaseStatus {
 }
 
 impl RunReport {
+    /// The folded sessions as one suite with a test case per rule, failing when any of its
+    /// folded checks fails the run.
+    fn folded_suite(&self, outcome: &Outcome) -> TestSuite {
+        let mut suite = TestSuite::new("folded sessions");
+        for (rule, counts) in &self.folded.checks {
+            let text = format!(
+                "{} over {} folded session(s)",
+                self.folded.counts_text(rule),
+                self.folded.sessions
+            );
+            let status = if self.folded.unexpected(rule, outcome) > 0 {
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                if let TestCaseStatus::NonSuccess { message, .. } = &mut status {
+                    *message = Some(text.as_str().into());
+                }
+                status
+            } else if counts.contains_key(&Verdict::Error) {
+                TestCaseStatus::non_success(NonSuccessKind::Error)
+            } else {
+                TestCaseStatus::success()
+            };
+            let mut case = TestCase::new(rule.as_str(), status);
+            case.set_classname("taskcheck.folded");
+            case.set_system_out(text);
+            suite.add_test_case(case);
+        }
+        suite
+    }
+
     /// The JUnit XML document.
     pub fn junit(&self, outcome: &Outcome) -> String {
         let mut report = Report::new("taskcheck");
@@ -77,6 +106,9 @@ impl RunReport {
                 suite.set_system_err(e.as_str());
             }
             report.add_test_suite(suite);
+        }
+        if self.folded.sessions > 0 {
+            report.add_test_suite(self.folded_suite(outcome));
         }
         report
             .to_string()

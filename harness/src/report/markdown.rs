@@ -26,7 +26,7 @@ impl RunReport {
             cell(&outcome.meaning),
             cell(&self.receiver),
             self.transport,
-            self.scenarios.len(),
+            self.sessions(),
             self.duration.as_millis()
         );
         out.push_str("| passed | failed | warnings | info | not applicable | untestable | consequences | errors |\n|---|---|---|---|---|---|---|---|\n");
@@ -43,6 +43,9 @@ impl RunReport {
         ));
         if let Some(note) = self.no_tasks_note() {
             out.push_str(&format!("{note}\n\n"));
+        }
+        if let Some(folded) = self.folded.summary() {
+            out.push_str(&format!("{}\n\n", cell(&folded)));
         }
         let rows: Vec<String> = self
             .scenarios

@@ -2,12 +2,14 @@
 
 mod checks_json;
 mod flow;
+mod folded;
 mod html;
 mod json;
 mod junit;
 mod markdown;
 mod terminal;
 
+pub use folded::Folded;
 pub use json::REPORT_SCHEMA;
 
 use crate::baseline::Baseline;
@@ -34,6 +36,8 @@ pub struct RunReport {
     pub started: String,
     pub duration: Duration,
     pub scenarios: Vec<ScenarioRun>,
+    /// Sessions counted, not listed (offline `check` of a long trace).
+    pub folded: Folded,
     /// CPU time taskcheck itself spent (all its threads, none of its receivers), if measured.
     pub cpu: Option<Duration>,
 }
@@ -67,7 +71,12 @@ pub struct Outcome {
 impl Outcome {
     /// Whether a check fails the run (not counting the baseline).
     pub fn fails(&self, c: &Check) -> bool {
-        c.verdict == Verdict::Fail || (self.fail_on == FailOn::Should && c.verdict == Verdict::Warn)
+        self.fails_verdict(c.verdict)
+    }
+
+    /// Whether a verdict fails the run (not counting the baseline).
+    fn fails_verdict(&self, v: Verdict) -> bool {
+        v == Verdict::Fail || (self.fail_on == FailOn::Should && v == Verdict::Warn)
     }
 
     /// Whether a failing check is one the baseline expects.
@@ -77,24 +86,33 @@ impl Outcome {
 }
 
 impl RunReport {
-    fn checks(&self) -> impl Iterator<Item = &Check> {
-        self.scenarios.iter().flat_map(|s| s.checks.iter())
+    /// Every check's rule and verdict, listed and folded, with how many times it was given.
+    fn verdicts(&self) -> impl Iterator<Item = (&str, Verdict, usize)> {
+        let listed = self.scenarios.iter().flat_map(|s| s.checks.iter());
+        listed
+            .map(|c| (c.rule.as_str(), c.verdict, 1))
+            .chain(self.folded.verdicts())
+    }
+
+    /// The number of sessions judged, listed and folded.
+    pub fn sessions(&self) -> usize {
+        self.scenarios.len() + self.folded.sessions
     }
 
     /// Counts every check's verdict.
     pub fn totals(&self) -> Totals {
         let mut t = Totals::default();
-        for c in self.checks() {
-            match c.verdict {
-                Verdict::Pass => t.passed += 1,
-                Verdict::Fail => t.failed += 1,
-                Verdict::Warn => t.warnings += 1,
-                Verdict::Info => t.info += 1,
-                Verdict::NotApplicable => t.not_applicable += 1,
-                Verdict::Untestable => t.untestable += 1,
-                Verdict::Consequence => t.consequences += 1,
-                Verdict::Error => t.errors += 1,
-            }
+        for (_, verdict, n) in self.verdicts() {
+            *match verdict {
+                Verdict::Pass => &mut t.passed,
+                Verdict::Fail => &mut t.failed,
+                Verdict::Warn => &mut t.warnings,
+                Verdict::Info => &mut t.info,
+                Verdict::NotApplicable => &mut t.not_applicable,
+                Verdict::Untestable => &mut t.untestable,
+                Verdict::Consequence => &mut t.consequences,
+                Verdict::Error => &mut t.errors,
+            } += n;
         }
         t
     }
@@ -102,9 +120,9 @@ impl RunReport {
     /// The worst verdict of each rule over all scenarios.
     pub fn rule_verdicts(&self) -> BTreeMap<String, Verdict> {
         let mut out: BTreeMap<String, Verdict> = BTreeMap::new();
-        for c in self.checks() {
-            let slot = out.entry(c.rule.clone()).or_insert(c.verdict);
-            *slot = (*slot).max(c.verdict);
+        for (rule, verdict, _) in self.verdicts() {
+            let slot = out.entry(rule.to_string()).or_insert(verdict);
+            *slot = (*slot).max(verdict);
         }
         out
     }
@@ -118,7 +136,8 @@ impl RunReport {
             expected: BTreeSet::new(),
             stale: Vec::new(),
         };
-        let failing: Vec<(String, String)> = self
+        // each failing (scenario, rule) with how many checks failed it
+        let mut failing: Vec<((String, String), usize)> = self
             .scenarios
             .iter()
             .flat_map(|s| {
@@ -126,22 +145,28 @@ impl RunReport {
                 s.checks
                     .iter()
                     .filter(move |c| o.fails(c))
-                    .map(move |c| (s.id.clone(), c.rule.clone()))
+                    .map(move |c| ((s.id.clone(), c.rule.clone()), 1))
             })
             .collect();
+        for ((scenario, rule, verdict), n) in &self.folded.failing {
+            if outcome.fails_verdict(*verdict) {
+                failing.push(((scenario.clone(), rule.clone()), *n));
+            }
+        }
         let mut unexpected = 0;
         // a defect every session shows (a guessable id) fails one rule in many scenarios
         let mut unexpected_rules = BTreeSet::new();
-        for (scenario, rule) in &failing {
+        for ((scenario, rule), n) in &failing {
             if baseline.is_some_and(|b| b.lists(scenario, rule)) {
                 outcome.expected.insert(format!("{scenario}:{rule}"));
             } else {
-                unexpected += 1;
+                unexpected += n;
                 unexpected_rules.insert(rule.as_str());
             }
         }
         if let Some(b) = baseline {
-            outcome.stale = b.stale(&failing);
+            let pairs: Vec<(String, String)> = failing.iter().map(|(p, _)| p.clone()).collect();
+            outcome.stale = b.stale(&pairs);
         }
         let t = self.totals();
         (outcome.code, outcome.meaning) =

@@ -71,6 +71,9 @@ impl RunReport {
                 out.push_str(&format!("    cause: {e}\n"));
             }
         }
+        if let Some(folded) = self.folded.summary() {
+            out.push_str(&format!("… {folded}\n"));
+        }
         let bad = self.rules_not_met();
         if !bad.is_empty() {
             out.push_str("\nrules not met:\n");
@@ -85,7 +88,7 @@ impl RunReport {
         out.push_str(&format!(
             "\n{} in {} scenario(s), {} ms\nexit {}: {}\n",
             totals_line(&self.totals()),
-            self.scenarios.len(),
+            self.sessions(),
             self.duration.as_millis(),
             outcome.code,
             outcome.meaning
