@@ -774,11 +774,7 @@ fn config(args: &JudgeArgs) -> Config {
         .as_deref()
         .map(|p| FixtureMap::load(p).unwrap_or_else(|e| usage_error(e)))
         .unwrap_or_default();
-    Config {
-        limits,
-        official,
-        fixtures,
-    }
+    Config::new(limits, official, fixtures)
 }
 
 /// Runs `$call` with the connector `$args` asks for (`--stdio`, `--url` or `--url-from`),

@@ -117,3 +117,30 @@ fn twenty_runs_give_identical_verdicts() {
         assert_eq!(rules, first, "verdicts differ between runs:\n{out}");
     }
 }
+
+#[test]
+fn sessions_start_one_per_cpu_at_a_time_while_eight_run() {
+    // each receiver notes its start, takes 300 ms to come up, then notes it is up: a start
+    // storm (eight interpreters loading at once on two cores) is what the opening gate prevents
+    let log = temp_path("opening.log");
+    let log = log.to_str().unwrap();
+    let receiver = format!(
+        "sh -c 'echo start >> {log}; sleep 0.3; echo up >> {log}; exec {} reference'",
+        reference(&[])
+            .split_once(' ')
+            .map(|(bin, _)| bin.to_string())
+            .unwrap()
+    );
+    let (code, out, _) = run(&receiver, &["--jobs", "8"], "opening");
+    assert_eq!(code, 0, "{out}");
+    let (mut starting, mut most) = (0i32, 0i32);
+    for line in std::fs::read_to_string(log).unwrap().lines() {
+        starting += if line == "start" { 1 } else { -1 };
+        most = most.max(starting);
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as i32;
+    assert!(
+        most >= 1 && most <= cpus,
+        "{most} receivers started at once on {cpus} CPUs"
+    );
+}

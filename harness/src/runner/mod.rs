@@ -65,6 +65,24 @@ pub struct Config {
     pub official: Option<Arc<SchemaSet>>,
     /// The receiver's own tools playing fixture roles (`--fixtures`).
     pub fixtures: FixtureMap,
+    /// How many sessions connect and open at once: a receiver starting up (a process spawned,
+    /// an interpreter loading) works the CPU, while the rest of a scenario waits on it, so
+    /// scenarios overlap their waits but not their starts (one per CPU).
+    pub opening: Arc<tokio::sync::Semaphore>,
+}
+
+impl Config {
+    /// A configuration with these limits, schemas and fixtures, opening one session per CPU
+    /// at once.
+    pub fn new(limits: Limits, official: Option<Arc<SchemaSet>>, fixtures: FixtureMap) -> Self {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Config {
+            limits,
+            official,
+            fixtures,
+            opening: Arc::new(tokio::sync::Semaphore::new(cpus)),
+        }
+    }
 }
 
 /// pollInterval is honoured, but polls are at least 10 ms apart; without one, 100 ms apart.
@@ -214,6 +232,8 @@ pub async fn run_scenario<C: Connect>(
     config: &Config,
 ) -> ScenarioRun {
     let limits = &config.limits;
+    // held until the session is open; waiting for it is no part of the scenario's time
+    let opening = config.opening.clone().acquire_owned().await;
     let start = Instant::now();
     let mut run = ScenarioRun {
         id: scenario.id.clone(),
@@ -255,6 +275,7 @@ pub async fn run_scenario<C: Connect>(
             .open(&session, connector.receiver(), caps.clone())
             .await
             .map_err(Stop::Harness)?;
+        drop(opening);
         run.server = Some(info.clone());
         if let Some(skip) = transport_needs(connector, scenario) {
             return Ok(Some(skip));
