@@ -6,7 +6,7 @@ use mcp_taskcheck::baseline::Baseline;
 use mcp_taskcheck::explore::{self as exploring};
 use mcp_taskcheck::fixtures::FixtureMap;
 use mcp_taskcheck::profile::{ext_tasks, Profile};
-use mcp_taskcheck::report::{FailOn, RunReport};
+use mcp_taskcheck::report::{Detail, FailOn, RunReport};
 use mcp_taskcheck::runner::{Config, Limits};
 use mcp_taskcheck::scenario::ReceiverKind;
 use mcp_taskcheck::scenario::{self, Scenario};
@@ -213,6 +213,13 @@ struct TargetArgs {
 /// What a run's outcome is judged by, and where its reports go (`run` and `check`).
 #[derive(clap::Args, Clone)]
 struct ReportArgs {
+    /// Show every check of every scenario (default: a line per scenario, and the checks that
+    /// did not pass under the scenarios that did not).
+    #[arg(short, long, conflicts_with = "quiet")]
+    verbose: bool,
+    /// Show only the summary: the rules not met, the counts and the exit line.
+    #[arg(short, long)]
+    quiet: bool,
     /// What makes the run non-conformant (exit 1).
     #[arg(long, value_enum, default_value = "must")]
     fail_on: FailOn,
@@ -355,7 +362,7 @@ struct JudgeArgs {
     /// extension's schema.json beside the 2026-07-28 one).
     #[arg(long, value_name = "FILE")]
     schema: Vec<PathBuf>,
-    /// Map fixture roles to the receiver's own tools (YAML; see the README).
+    /// Map fixture roles to the receiver's own tools (YAML; see docs/testing-servers.md).
     #[arg(long, value_name = "FILE")]
     fixtures: Option<PathBuf>,
     /// Multiply every timeout by this factor (slow machines, slow receivers).
@@ -1030,7 +1037,12 @@ fn expected_failures(reports: &ReportArgs, ids: &[String]) -> Option<Baseline> {
 fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline>) -> i32 {
     let outcome = report.outcome(reports.fail_on, baseline);
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    print!("{}", report.terminal(&outcome, colour));
+    let detail = match (reports.verbose, reports.quiet) {
+        (true, _) => Detail::Verbose,
+        (_, true) => Detail::Quiet,
+        _ => Detail::Normal,
+    };
+    print!("{}", report.terminal(&outcome, colour, detail));
     write_reports(report, &outcome, reports)
 }
 

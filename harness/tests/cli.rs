@@ -309,3 +309,24 @@ fn diff_lists_changed_verdicts_and_exits_1_only_when_some_changed() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/a.json: cannot read"));
 }
+
+#[test]
+fn a_clean_run_fits_on_one_screen_and_verbose_shows_every_check() {
+    let lines = |extra: &[&str], tag: &str| {
+        let (code, out, doc) = run(&reference(&[]), extra, tag);
+        assert_eq!(code, 0, "{out}");
+        let scenarios = doc["scenarios"].as_array().unwrap().len();
+        (out.lines().count(), scenarios, out)
+    };
+    // a line per scenario, then the counts and the exit line
+    let (default, scenarios, out) = lines(&[], "screen-default");
+    assert!(default <= scenarios + 6, "{default} lines:\n{out}");
+    assert!(out.contains("rules: ") && out.contains(" passed"), "{out}");
+    let (quiet, _, out) = lines(&["-q"], "screen-quiet");
+    assert!(quiet <= 4, "{out}");
+    assert!(out.starts_with("rules: "), "{out}");
+    let (verbose, _, out) = lines(&["--verbose"], "screen-verbose");
+    assert!(verbose > 4 * scenarios, "every check: {out}");
+    let both = taskcheck(&["run", "--stdio", &reference(&[]), "-v", "-q"]);
+    assert_eq!(both.status.code(), Some(2), "{}", text(&both));
+}

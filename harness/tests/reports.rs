@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use mcp_taskcheck::report::{FailOn, RunReport, REPORT_SCHEMA};
+use mcp_taskcheck::report::{Detail, FailOn, RunReport, REPORT_SCHEMA};
 use mcp_taskcheck::runner::ScenarioRun;
 use mcp_taskcheck::trace::{Direction, Entry};
 use mcp_taskcheck::verdict::{Check, Root, Verdict};
@@ -248,7 +248,18 @@ fn every_format_renders_the_same_run() {
     let report = sample();
     let outcome = report.outcome(FailOn::Must, None);
     assert_eq!(outcome.code, 1);
-    snapshot("terminal", &report.terminal(&outcome, false));
+    snapshot(
+        "terminal",
+        &report.terminal(&outcome, false, Detail::Verbose),
+    );
+    snapshot(
+        "terminal-default",
+        &report.terminal(&outcome, false, Detail::Normal),
+    );
+    snapshot(
+        "terminal-quiet",
+        &report.terminal(&outcome, false, Detail::Quiet),
+    );
     snapshot(
         "report.json",
         &serde_json::to_string_pretty(&report.json(&outcome)).unwrap(),
@@ -267,7 +278,10 @@ fn every_format_renders_a_run_of_the_extension() {
     let report = sample_ext();
     let outcome = report.outcome(FailOn::Must, None);
     assert_eq!(outcome.code, 1);
-    snapshot("ext-terminal", &report.terminal(&outcome, false));
+    snapshot(
+        "ext-terminal",
+        &report.terminal(&outcome, false, Detail::Verbose),
+    );
     let json = report.json(&outcome);
     assert!(jsonschema::is_valid(
         &serde_json::from_str(REPORT_SCHEMA).unwrap(),
@@ -522,10 +536,13 @@ fn a_receiver_without_tasks_is_told_so_plainly() {
     };
     report.scenarios[0].server = Some(server(json!({"tasks": {"requests": {}}})));
     assert!(!report
-        .terminal(&outcome, false)
+        .terminal(&outcome, false, Detail::Normal)
         .contains("declares no `tasks`"));
     report.scenarios[0].server = Some(server(json!({"tools": {}})));
-    for text in [report.terminal(&outcome, false), report.markdown(&outcome)] {
+    for text in [
+        report.terminal(&outcome, false, Detail::Verbose),
+        report.markdown(&outcome),
+    ] {
         assert!(
             text.contains("The receiver declares no `tasks` capability")
                 && text.contains("not applicable"),
@@ -557,7 +574,7 @@ fn folded_sessions_count_in_every_format_and_the_baseline() {
     let outcome = report.outcome(FailOn::Must, None);
     assert_eq!(outcome.code, 1, "{}", outcome.meaning);
     assert_eq!(outcome.meaning, listed.outcome(FailOn::Must, None).meaning);
-    let terminal = report.terminal(&outcome, false);
+    let terminal = report.terminal(&outcome, false, Detail::Normal);
     assert!(
         terminal.contains(&format!(
             "1 more session(s) folded: {} checks counted",

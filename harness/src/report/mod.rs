@@ -11,6 +11,7 @@ mod terminal;
 
 pub use folded::Folded;
 pub use json::REPORT_SCHEMA;
+pub use terminal::Detail;
 
 use crate::baseline::Baseline;
 use crate::exit;

@@ -1,9 +1,57 @@
-//! The terminal report: a line per scenario with its checks, the rules not met, the totals and
-//! what the exit code means; coloured when asked.
+//! The terminal report, as test runners print theirs: a line per scenario with its verdict and
+//! time, details only under the scenarios that did not pass (every check with `-v`, none with
+//! `-q`), then the rules not met, the counts by rule, the totals and what the exit code means;
+//! coloured when asked.
 
 use super::{totals_line, Outcome, RunReport};
 use crate::spec;
-use crate::verdict::Verdict;
+use crate::verdict::{Check, Verdict};
+use std::collections::BTreeMap;
+
+/// How much of a run the terminal report shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Only the summary: rules not met, counts and the exit line.
+    Quiet,
+    /// A line per scenario; under one that did not pass, its checks that did not pass, each
+    /// with what was expected and seen, the rule's sentence and link.
+    #[default]
+    Normal,
+    /// Every check of every scenario.
+    Verbose,
+}
+
+/// Whether a check is shown under a scenario that did not pass.
+fn not_passed(c: &Check) -> bool {
+    matches!(
+        c.verdict,
+        Verdict::Fail | Verdict::Warn | Verdict::Error | Verdict::Untestable | Verdict::Consequence
+    )
+}
+
+/// What a failing check held the receiver to: the answer expected and seen, then the rule's
+/// level and summary and its link, indented under the check.
+fn details(c: &Check) -> String {
+    let pad = " ".repeat(16);
+    let mut out = String::new();
+    if let (Some(expected), Some(actual)) = (&c.expected, &c.actual) {
+        // a step's message already says what it expected and got
+        if !c.message.contains(actual.as_str()) {
+            out.push_str(&format!(
+                "{pad}expected: {expected}\n{pad}actual:   {actual}\n"
+            ));
+        }
+    }
+    if let Some(r) = spec::rule(&c.rule) {
+        out.push_str(&format!(
+            "{pad}{}: {}\n{pad}{}\n",
+            r.level.as_str(),
+            r.summary,
+            r.link()
+        ));
+    }
+    out
+}
 
 /// ANSI colour of a verdict.
 fn colour_of(v: Verdict) -> &'static str {
@@ -36,18 +84,27 @@ pub(super) fn step_prefix(c: &crate::verdict::Check) -> String {
 }
 
 impl RunReport {
-    /// The human report.
-    pub fn terminal(&self, outcome: &Outcome, colour: bool) -> String {
+    /// The human report, as much of it as `detail` asks.
+    pub fn terminal(&self, outcome: &Outcome, colour: bool, detail: Detail) -> String {
         let mut out = String::new();
-        for s in &self.scenarios {
+        for s in self.scenarios.iter().filter(|_| detail != Detail::Quiet) {
+            let verdict = RunReport::scenario_verdict(s);
             out.push_str(&format!(
                 "{} {}  ({} ms)  {}\n",
-                label(RunReport::scenario_verdict(s), colour),
+                label(verdict, colour),
                 s.id,
                 s.duration.as_millis(),
                 s.title
             ));
-            for c in &s.checks {
+            let passed = matches!(
+                verdict,
+                Verdict::Pass | Verdict::Info | Verdict::NotApplicable
+            );
+            let shown = s.checks.iter().filter(|c| match detail {
+                Detail::Verbose => true,
+                _ => !passed && not_passed(c),
+            });
+            for c in shown {
                 let expected = if outcome.fails(c) && outcome.is_expected(&s.id, c) {
                     " (expected: listed in the baseline)"
                 } else {
@@ -66,12 +123,17 @@ impl RunReport {
                     step_prefix(c),
                     c.explained()
                 ));
+                if detail == Detail::Normal
+                    && matches!(c.verdict, Verdict::Fail | Verdict::Warn | Verdict::Error)
+                {
+                    out.push_str(&details(c));
+                }
             }
             if let Some(e) = &s.error {
                 out.push_str(&format!("    cause: {e}\n"));
             }
         }
-        if let Some(folded) = self.folded.summary() {
+        if let Some(folded) = self.folded.summary().filter(|_| detail != Detail::Quiet) {
             out.push_str(&format!("… {folded}\n"));
         }
         let bad = self.rules_not_met();
@@ -86,13 +148,44 @@ impl RunReport {
             out.push_str(&format!("\n{note}\n"));
         }
         out.push_str(&format!(
-            "\n{} in {} scenario(s), {} ms\nexit {}: {}\n",
+            "\n{}\n{} in {} scenario(s), {} ms\nexit {}: {}\n",
+            self.rules_line(),
             totals_line(&self.totals()),
             self.sessions(),
             self.duration.as_millis(),
             outcome.code,
             outcome.meaning
         ));
-        out
+        match detail {
+            Detail::Quiet => out.trim_start().to_string(),
+            _ => out,
+        }
+    }
+
+    /// The rules counted by their worst verdict over the run, worst first:
+    /// `rules: 1 failed (MUST), 40 passed`.
+    fn rules_line(&self) -> String {
+        let mut by: BTreeMap<Verdict, usize> = BTreeMap::new();
+        for v in self.rule_verdicts().into_values() {
+            *by.entry(v).or_default() += 1;
+        }
+        let counts: Vec<String> = by
+            .iter()
+            .rev()
+            .map(|(v, n)| {
+                let what = match v {
+                    Verdict::Pass => "passed",
+                    Verdict::Info => "recorded (MAY)",
+                    Verdict::NotApplicable => "not applicable",
+                    Verdict::Untestable => "untestable",
+                    Verdict::Consequence => "broken only as a consequence",
+                    Verdict::Warn => "warned (SHOULD)",
+                    Verdict::Fail => "failed (MUST)",
+                    Verdict::Error => "not judged (error)",
+                };
+                format!("{n} {what}")
+            })
+            .collect();
+        format!("rules: {}", counts.join(", "))
     }
 }
