@@ -1,0 +1,53 @@
+//! `taskcheck check`: a recorded trace judged offline.
+
+use super::args::{LibraryArgs, ReportArgs};
+use super::output::emit;
+use super::{baseline, library, usage_error};
+use mcp_taskcheck::offline;
+use mcp_taskcheck::schema::SchemaSet;
+use std::path::PathBuf;
+
+/// What `check` takes.
+#[derive(clap::Args, Clone)]
+pub struct CheckArgs {
+    /// The trace file.
+    pub trace: PathBuf,
+    /// Also validate every message against this official MCP schema.json (repeatable:
+    /// the extension's schema.json beside the 2026-07-28 one).
+    #[arg(long, value_name = "FILE")]
+    pub schema: Vec<PathBuf>,
+    /// List the first N sessions to end; after them only the first three to show each rule
+    /// not met, and count the rest in the totals and rules (`folded`), so the report of a
+    /// trace of any size stays small.
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub fold_after: usize,
+    #[command(flatten)]
+    pub reports: ReportArgs,
+    #[command(flatten)]
+    pub library: LibraryArgs,
+}
+
+/// Judges the trace and reports.
+pub fn run(args: CheckArgs) -> i32 {
+    let CheckArgs {
+        trace,
+        schema,
+        fold_after,
+        reports,
+        library: lib,
+    } = args;
+    let official = (!schema.is_empty())
+        .then(|| SchemaSet::load_all(&schema).unwrap_or_else(|e| usage_error(e)));
+    // only the HTML report draws whole sessions; the others need what checks name
+    let keep_traces = reports.report_html.is_some();
+    let report = offline::check_file(
+        &trace,
+        official.as_ref(),
+        &library(&lib),
+        keep_traces,
+        fold_after,
+    )
+    .unwrap_or_else(|e| usage_error(e));
+    let baseline = baseline(&reports, &lib);
+    emit(&report, &reports, baseline.as_ref())
+}

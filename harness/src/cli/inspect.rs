@@ -1,0 +1,100 @@
+//! The commands that describe taskcheck itself: `list`, `explain`, `coverage` and `schema`.
+
+use super::args::{LibraryArgs, SelectArgs};
+use super::{library, selected, usage_error};
+use mcp_taskcheck::profile::Profile;
+use mcp_taskcheck::scenario::Scenario;
+use mcp_taskcheck::{exit, inspect, spec};
+
+/// What `list` takes.
+#[derive(clap::Args, Clone)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub library: LibraryArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Print the fixture contract instead.
+    #[arg(long)]
+    pub fixtures: bool,
+}
+
+/// Lists the scenarios a selection picks and every rule (or the fixture contract).
+pub fn list(args: ListArgs) -> i32 {
+    let ListArgs {
+        library: mut lib,
+        select,
+        fixtures,
+    } = args;
+    // the scenarios and rules of one profile (2025-11-25 unless --profile says)
+    let profile = *lib.profile.get_or_insert_with(Profile::default);
+    if fixtures {
+        print!("{}", profile.fixture_contract());
+    } else {
+        print!("{}", inspect::list(&selected(&lib, &select), profile));
+    }
+    exit::CONFORMANT
+}
+
+/// What `explain` takes.
+#[derive(clap::Args, Clone)]
+pub struct ExplainArgs {
+    pub rule: String,
+    #[command(flatten)]
+    pub library: LibraryArgs,
+}
+
+/// Explains a rule: level, spec section, checks and faults.
+pub fn explain(args: ExplainArgs) -> i32 {
+    let ExplainArgs { rule, library: lib } = args;
+    match spec::rule(&rule) {
+        Some(r) => {
+            print!("{}", inspect::explain(r, &library(&lib)));
+            exit::CONFORMANT
+        }
+        None => usage_error(format!("unknown rule {rule:?} (see `taskcheck list`)")),
+    }
+}
+
+/// What `coverage` takes.
+#[derive(clap::Args, Clone)]
+pub struct CoverageArgs {
+    #[command(flatten)]
+    pub library: LibraryArgs,
+}
+
+/// Every rule with its checks and faults; exit 1 if a checked rule lacks either.
+pub fn coverage(args: CoverageArgs) -> i32 {
+    let mut lib = args.library;
+    let profile = *lib.profile.get_or_insert_with(Profile::default);
+    let (text, complete) = inspect::coverage(&library(&lib), profile);
+    print!("{text}");
+    if complete {
+        exit::CONFORMANT
+    } else {
+        exit::NONCONFORMANT
+    }
+}
+
+/// What `schema` takes.
+#[derive(clap::Args, Clone)]
+pub struct SchemaArgs {
+    #[arg(value_parser = ["scenario", "tasks", "report"])]
+    pub what: String,
+}
+
+/// Prints a JSON Schema: the scenario format, the built-in Tasks schema or the JSON report's.
+pub fn schema(args: SchemaArgs) -> i32 {
+    let what = args.what;
+    if what == "tasks" {
+        print!("{}", mcp_taskcheck::schema::builtin_text());
+    } else if what == "report" {
+        print!("{}", mcp_taskcheck::report::REPORT_SCHEMA);
+    } else {
+        let schema = schemars::schema_for!(Scenario);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&schema).unwrap_or_default()
+        );
+    }
+    exit::CONFORMANT
+}

@@ -1,0 +1,70 @@
+//! What a judging command prints and writes: the terminal report, every report file, and the
+//! progress bar.
+
+use super::args::ReportArgs;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mcp_taskcheck::baseline::Baseline;
+use mcp_taskcheck::exit;
+use mcp_taskcheck::report::{Detail, RunReport};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Prints the terminal report and writes every requested one; returns the exit code.
+pub fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline>) -> i32 {
+    let outcome = report.outcome(reports.fail_on, baseline);
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let detail = match (reports.verbose, reports.quiet) {
+        (true, _) => Detail::Verbose,
+        (_, true) => Detail::Quiet,
+        _ => Detail::Normal,
+    };
+    print!("{}", report.terminal(&outcome, colour, detail));
+    write_reports(report, &outcome, reports)
+}
+
+/// Writes every report file requested; returns the outcome's exit code, or the harness's if a
+/// file could not be written.
+pub fn write_reports(
+    report: &RunReport,
+    outcome: &mcp_taskcheck::report::Outcome,
+    reports: &ReportArgs,
+) -> i32 {
+    let pretty = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap_or_default();
+    let outputs: [(&Option<PathBuf>, &dyn Fn() -> String); 5] = [
+        (&reports.report_json, &|| pretty(report.json(outcome))),
+        (&reports.report_junit, &|| report.junit(outcome)),
+        (&reports.report_md, &|| report.markdown(outcome)),
+        (&reports.report_html, &|| report.html(outcome)),
+        (&reports.checks_json, &|| {
+            pretty(report.checks_json(outcome))
+        }),
+    ];
+    for (path, render) in outputs {
+        if let Some(path) = path {
+            if let Err(e) = std::fs::write(path, render()) {
+                eprintln!("taskcheck: cannot write {}: {e}", path.display());
+                return exit::HARNESS;
+            }
+        }
+    }
+    outcome.code
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal and the run passes a second.
+pub fn progress(scenarios: usize) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(scenarios as u64), ProgressDrawTarget::hidden());
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} scenarios  {msg}") {
+        bar.set_style(style);
+    }
+    if std::io::stderr().is_terminal() {
+        let later = bar.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            if !later.is_finished() {
+                later.set_draw_target(ProgressDrawTarget::stderr());
+            }
+        });
+    }
+    bar
+}
