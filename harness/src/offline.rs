@@ -13,7 +13,6 @@ use crate::scenario::Scenario;
 use crate::schema::SchemaSet;
 use crate::session::ServerInfo;
 use crate::trace::{Direction, Entry};
-use crate::verdict::Verdict;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -249,7 +248,7 @@ impl Folder {
             .run
             .checks
             .iter()
-            .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Warn | Verdict::Error))
+            .filter(|c| c.verdict.not_met())
             .map(|c| c.rule.as_str())
             .collect();
         unmet.sort_unstable();

@@ -41,6 +41,11 @@ impl Verdict {
         }
     }
 
+    /// Whether the rule was not met: broken (a MUST or a SHOULD), or not judged for an error.
+    pub fn not_met(self) -> bool {
+        matches!(self, Verdict::Fail | Verdict::Warn | Verdict::Error)
+    }
+
     /// The verdict a rule gets when its check held or not, by the rule's level.
     pub fn judged(rule: &str, held: bool) -> Verdict {
         match spec::rule(rule).map(|r| r.level) {
@@ -139,7 +144,7 @@ impl Check {
     /// The same observation, explained by `root`: a failure becomes a consequence, any other
     /// verdict (an untestable rule, say) keeps its verdict and says where it comes from.
     pub fn following(mut self, root: Root) -> Check {
-        if self.broke() || self.verdict == Verdict::Error {
+        if self.verdict.not_met() {
             self.verdict = Verdict::Consequence;
         }
         self.root = Some(root);

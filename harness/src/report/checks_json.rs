@@ -6,6 +6,12 @@ use crate::spec;
 use crate::verdict::Verdict;
 use serde_json::{json, Value};
 
+/// The spec references of a rule, as the official suite writes them.
+fn references(r: Option<&spec::Rule>) -> Vec<Value> {
+    r.map(|r| vec![json!({"id": format!("MCP-Tasks-{}", r.section), "url": r.link()})])
+        .unwrap_or_default()
+}
+
 /// The official suite's status of a verdict.
 fn status(v: Verdict) -> &'static str {
     match v {
@@ -29,14 +35,16 @@ impl RunReport {
                     let r = spec::rule(&c.rule);
                     let status = status(c.verdict);
                     let own = format!("{}:{}", s.id, c.rule);
-                    let id = r.and_then(spec::Rule::official_check).map_or(own.clone(), str::to_string);
+                    let id = r
+                        .and_then(spec::Rule::official_check)
+                        .map_or(own.clone(), str::to_string);
                     let mut entry = json!({
                         "id": id,
                         "name": c.rule,
                         "description": r.map(|r| r.summary.as_str()).unwrap_or_default(),
                         "status": status,
                         "timestamp": self.started,
-                        "specReferences": r.map(|r| vec![json!({"id": format!("MCP-Tasks-{}", r.section), "url": r.link()})]).unwrap_or_default(),
+                        "specReferences": references(r),
                         "details": {
                             "taskcheckId": own,
                             "scenario": s.id,
@@ -52,7 +60,8 @@ impl RunReport {
                         },
                     });
                     if let Some(r) = r.filter(|r| !r.official.is_empty()) {
-                        entry["details"]["officialChecks"] = json!(r.official_checks().collect::<Vec<_>>());
+                        entry["details"]["officialChecks"] =
+                            json!(r.official_checks().collect::<Vec<_>>());
                     }
                     if matches!(c.verdict, Verdict::Fail | Verdict::Error | Verdict::Warn) {
                         entry["errorMessage"] = json!(c.message);
@@ -73,7 +82,7 @@ impl RunReport {
                 "description": r.map(|r| r.summary.as_str()).unwrap_or_default(),
                 "status": status(worst),
                 "timestamp": self.started,
-                "specReferences": r.map(|r| vec![json!({"id": format!("MCP-Tasks-{}", r.section), "url": r.link()})]).unwrap_or_default(),
+                "specReferences": references(r),
                 "details": {
                     "folded": self.folded.counts_text(rule),
                     "sessions": self.folded.sessions,

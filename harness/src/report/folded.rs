@@ -75,7 +75,7 @@ impl Folded {
         let checks: usize = self.verdicts().map(|(_, _, n)| n).sum();
         let mut unmet: BTreeMap<&str, usize> = BTreeMap::new();
         for (rule, v, n) in self.verdicts() {
-            if matches!(v, Verdict::Fail | Verdict::Warn | Verdict::Error) {
+            if v.not_met() {
                 *unmet.entry(rule).or_default() += n;
             }
         }

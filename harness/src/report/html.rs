@@ -115,11 +115,7 @@ impl RunReport {
         out.push_str("</tbody></table>\n<h2>Scenarios</h2>\n");
         for s in &self.scenarios {
             let verdict = RunReport::scenario_verdict(s);
-            let open = if matches!(verdict, Verdict::Fail | Verdict::Warn | Verdict::Error) {
-                " open"
-            } else {
-                ""
-            };
+            let open = if verdict.not_met() { " open" } else { "" };
             out.push_str(&format!(
                 "<details id=\"s-{}\"{open}><summary><span class=\"v {}\">{}</span> <b>{}</b> {} ({} ms)</summary>\n",
                 escape(&s.id),
@@ -175,7 +171,7 @@ impl RunReport {
             let bad: BTreeSet<u64> = s
                 .checks
                 .iter()
-                .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Warn | Verdict::Error))
+                .filter(|c| c.verdict.not_met())
                 .flat_map(|c| c.evidence.iter().copied())
                 .collect();
             out.push_str(&sequence_svg(&s.trace, &bad));

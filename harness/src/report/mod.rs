@@ -245,7 +245,7 @@ impl RunReport {
     pub fn rules_not_met(&self) -> Vec<(String, Verdict)> {
         self.rule_verdicts()
             .into_iter()
-            .filter(|(_, v)| matches!(v, Verdict::Fail | Verdict::Warn | Verdict::Error))
+            .filter(|(_, v)| v.not_met())
             .collect()
     }
 

@@ -123,9 +123,7 @@ impl RunReport {
                     step_prefix(c),
                     c.explained()
                 ));
-                if detail == Detail::Normal
-                    && matches!(c.verdict, Verdict::Fail | Verdict::Warn | Verdict::Error)
-                {
+                if detail == Detail::Normal && c.verdict.not_met() {
                     out.push_str(&details(c));
                 }
             }
