@@ -226,6 +226,14 @@ done
 if ((update)); then
   python3 interop/matrix.py --update
 elif ! python3 interop/matrix.py; then
+  echo "FAIL: interop/matrix.py: the matrix in reports/README.md is not the committed reports'"
   touch "$cache/failed"
 fi
-[[ ! -f $cache/failed ]]
+# the failures again, last, where a log that shows only its end still has them
+if [[ -f $cache/failed ]]; then
+  echo "interop failed:"
+  for group in "${groups[@]}"; do
+    grep '^FAIL' "$cache/$group.log" || true
+  done
+  exit 1
+fi

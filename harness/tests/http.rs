@@ -316,6 +316,17 @@ fn url_from_starts_a_server_per_scenario_and_leaves_none_behind() {
         out.contains("`echo not-a-url` printed \"not-a-url\" first, not a URL"),
         "{out}"
     );
+    // the wait for the URL stretches (here shrinks) with every other wait
+    let (code, out, _) = run_against(
+        &["--url-from", "sleep 30", "--timeout-scale", "0.1"],
+        &["--scenario", "create-poll-result"],
+        "url-from-slow",
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("`sleep 30` printed no URL within 1000 ms"),
+        "{out}"
+    );
 }
 
 /// POSTs one JSON-RPC message the way a 2025-11-25 client does; the answer's headers and body.

@@ -41,7 +41,7 @@ pub async fn run(args: ExploreArgs) -> i32 {
         shrink_runs: args.shrink_runs,
         save_failures: args.save_failures,
     };
-    let found = with_target!(&args.receiver.target, |c| {
+    let found = with_target!(&args.receiver.target, config.limits.scale, |c| {
         options.profile = profile_for(&c, args.receiver.profile, &config.limits).await;
         exploring::explore(&c, &config, &options).await
     });

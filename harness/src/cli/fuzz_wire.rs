@@ -40,12 +40,9 @@ pub async fn run(args: FuzzWireArgs) -> i32 {
     let config = config(&args.receiver.judge);
     if let Some(file) = &args.replay {
         let saved = fuzzwire::SavedCase::load(file).unwrap_or_else(|e| usage_error(e));
-        let judged = with_target!(&args.receiver.target, |c| fuzzwire::run_case(
-            &c,
-            &config,
-            &saved.input
-        )
-        .await);
+        let judged = with_target!(&args.receiver.target, config.limits.scale, |c| {
+            fuzzwire::run_case(&c, &config, &saved.input).await
+        });
         let checks = match judged {
             Ok(checks) => checks,
             Err(e) => {
@@ -69,7 +66,7 @@ pub async fn run(args: FuzzWireArgs) -> i32 {
         time_limit: Duration::from_secs(args.time_s),
         save_failures: args.save_failures,
     };
-    let found = with_target!(&args.receiver.target, |c| {
+    let found = with_target!(&args.receiver.target, config.limits.scale, |c| {
         options.profile = profile_for(&c, args.receiver.profile, &config.limits).await;
         fuzzwire::fuzz(&c, &config, &options).await
     });

@@ -54,7 +54,7 @@ pub async fn run(args: LoadArgs) -> i32 {
         poll: opts.timeout,
         scale: 1.0,
     };
-    let report = with_target!(&args.target, |c| {
+    let report = with_target!(&args.target, limits.scale, |c| {
         opts.profile = profile_for(&c, args.profile, &limits).await;
         load::run_load(&c, &opts).await
     });

@@ -81,20 +81,26 @@ fn pick(all: Vec<Scenario>, select: &SelectArgs) -> Vec<Scenario> {
         .unwrap_or_else(|e| usage_error(e))
 }
 
-/// The run configuration the judging flags ask for; a bad one is a usage error.
-pub fn config(args: &JudgeArgs) -> Config {
+/// The `--timeout-scale` given; one that is not a positive number is a usage error.
+pub fn timeout_scale(args: &JudgeArgs) -> f64 {
     if !(args.timeout_scale.is_finite() && args.timeout_scale > 0.0) {
         usage_error(format!(
             "--timeout-scale must be a positive number, not {}",
             args.timeout_scale
         ));
     }
-    let scaled = |ms: u64| Duration::from_millis(ms).mul_f64(args.timeout_scale);
+    args.timeout_scale
+}
+
+/// The run configuration the judging flags ask for; a bad one is a usage error.
+pub fn config(args: &JudgeArgs) -> Config {
+    let scale = timeout_scale(args);
+    let scaled = |ms: u64| Duration::from_millis(ms).mul_f64(scale);
     let limits = Limits {
         request: scaled(args.timeout_ms),
         scenario: scaled(args.scenario_timeout_ms),
         poll: scaled(args.timeout_ms.max(2000)),
-        scale: args.timeout_scale,
+        scale,
     };
     let official = (!args.schema.is_empty())
         .then(|| SchemaSet::load_all(&args.schema).unwrap_or_else(|e| usage_error(e)))

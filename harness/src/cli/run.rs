@@ -3,7 +3,7 @@
 use super::args::{SuiteArgs, TargetArgs};
 use super::output::{emit, progress};
 use super::target::profile_for;
-use super::{baseline, config, selected_for};
+use super::{baseline, config, selected_for, timeout_scale};
 use mcp_taskcheck::scenario::ReceiverKind;
 use mcp_taskcheck::transport::Connect;
 use mcp_taskcheck::{exit, inspect, monitor, suite};
@@ -22,13 +22,9 @@ pub struct RunArgs {
 pub async fn run(args: RunArgs) -> i32 {
     // a fresh server per scenario: one at a time, so none is killed under another
     let jobs = args.target.url_from.as_ref().map(|_| 1);
-    with_target!(&args.target, |c| run_suite(
-        c,
-        &args.suite,
-        jobs,
-        ReceiverKind::Server
-    )
-    .await)
+    with_target!(&args.target, timeout_scale(&args.suite.judge), |c| {
+        run_suite(c, &args.suite, jobs, ReceiverKind::Server).await
+    })
 }
 
 /// Scenarios run at once without `--jobs`: they spend their time waiting on the receiver, so

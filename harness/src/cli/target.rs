@@ -12,10 +12,10 @@ use reqwest::header::HeaderMap;
 use std::time::Duration;
 
 /// Runs `$call` with the connector `$args` asks for (`--stdio`, `--url` or `--url-from`),
-/// bound to `$c`, whichever transport it is.
+/// bound to `$c`, whichever transport it is; `$scale` is the `--timeout-scale` in force.
 macro_rules! with_target {
-    ($args:expr, |$c:ident| $call:expr) => {
-        match $crate::cli::target::target($args) {
+    ($args:expr, $scale:expr, |$c:ident| $call:expr) => {
+        match $crate::cli::target::target($args, $scale) {
             $crate::cli::target::Target::Stdio($c) => $call,
             $crate::cli::target::Target::Http($c) => {
                 let $c = *$c;
@@ -37,7 +37,7 @@ pub enum Target {
 }
 
 /// The connector `--stdio` or `--url` asks for; a bad URL or header is a usage error.
-pub fn target(args: &TargetArgs) -> Target {
+pub fn target(args: &TargetArgs, timeout_scale: f64) -> Target {
     match (&args.stdio, &args.url) {
         (Some(command), _) => Target::Stdio(StdioConnector {
             command: command.clone(),
@@ -66,7 +66,9 @@ pub fn target(args: &TargetArgs) -> Target {
                 max_line_bytes: args.max_line_bytes,
             };
             let http = Box::new(move |url: reqwest::Url| http_connector(&owned, url.as_str()));
-            let startup = Duration::from_millis(args.connect_timeout_ms.max(10_000));
+            // a server starting on a busy machine gets the stretch every other wait gets
+            let startup =
+                Duration::from_millis(args.connect_timeout_ms.max(10_000)).mul_f64(timeout_scale);
             Target::Served(Box::new(ServedConnector::new(
                 command,
                 http,
