@@ -6,7 +6,8 @@ use crate::spec;
 use include_dir::{include_dir, Dir};
 use std::path::Path;
 
-static BUILTIN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../scenarios");
+// harness/scenarios links to the top-level scenarios/, so the packaged crate carries them too
+static BUILTIN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/scenarios");
 
 /// A scenario file that cannot be used: file, position and cause.
 #[derive(Debug, Clone, PartialEq, Eq)]
