@@ -126,6 +126,26 @@ python_server() {
 python_sdk() {
   server python-mcp-1.30.0 stdio --stdio "$(python_server)"
   check python-mcp-1.30.0+no-tasks stdio run --stdio "$(python_server) --no-tasks"
+  python_init
+}
+
+# `taskcheck init` against the same fixture under other tool names
+# (harness/tests/fixtures/renamed_tools.py): it must map every fixture role, and `taskcheck run`
+# with the taskcheck.yaml it wrote must give the fixture's committed verdicts
+python_init() {
+  local now=$cache/python-mcp-1.30.0+renamed-stdio start=$SECONDS
+  rm -rf "$now" && mkdir -p "$now"
+  "$taskcheck" init --stdio "python3 harness/tests/fixtures/renamed_tools.py $(python_server)" \
+    --profile 2025-11-25 --yes --dir "$now" >"$now/init.txt" 2>&1 || true
+  "$taskcheck" run --config "$now/taskcheck.yaml" --timeout-scale 3 --jobs 2 >"$now/terminal.txt" 2>&1 || true
+  echo "python-mcp-1.30.0 with renamed tools, init then run: $(tail -n 1 "$now/terminal.txt") [$((SECONDS - start)) s]"
+  if [[ $(grep -c 'played by "' "$now/init.txt") != 8 ]]; then
+    echo "FAIL: taskcheck init left fixture roles of the renamed Python fixture unmapped (see $now/init.txt)"
+    touch "$cache/failed"
+  elif ! "$taskcheck" diff reports/python-mcp-1.30.0-stdio/report.json "$now/taskcheck-report.json"; then
+    echo "FAIL: the Python fixture's verdicts under renamed tools and taskcheck init's mapping differ from its own"
+    touch "$cache/failed"
+  fi
 }
 
 # HTTP: the fixture, and the SDK's other HTTP modes (the slowest group: run apart)

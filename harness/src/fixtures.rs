@@ -108,24 +108,19 @@ pub struct FixtureMap(std::collections::BTreeMap<String, Mapping>);
 impl FixtureMap {
     /// Parses a mapping file's text; errors are `file:line:column: cause`.
     pub fn parse(text: &str, file: &str) -> Result<FixtureMap, String> {
-        let map: std::collections::BTreeMap<String, Mapping> = serde_saphyr::from_str(text)
-            .map_err(|e| {
-                let (line, column) = e
-                    .location()
-                    .map(|l| (l.line(), l.column()))
-                    .unwrap_or((1, 1));
-                let cause = e.to_string();
-                format!(
-                    "{file}:{line}:{column}: {}",
-                    cause.lines().next().unwrap_or_default()
-                )
-            })?;
+        let map = crate::yaml::from_str(text, file)?;
+        FixtureMap::checked(map, text, file)
+    }
+
+    /// The map of roles read from `text` (a mapping file, or `taskcheck.yaml`'s `fixtures`); an
+    /// unknown role is an error naming its line.
+    pub fn checked(
+        map: std::collections::BTreeMap<String, Mapping>,
+        text: &str,
+        file: &str,
+    ) -> Result<FixtureMap, String> {
         if let Some(role) = map.keys().find(|r| find(r).is_none()) {
-            let line = text
-                .lines()
-                .position(|l| l.starts_with(role.as_str()))
-                .unwrap_or(0)
-                + 1;
+            let line = crate::yaml::line_of_key(text, role);
             let roles: Vec<&str> = FIXTURES.iter().map(|f| f.name).collect();
             return Err(format!(
                 "{file}:{line}:1: unknown fixture role {role:?} (one of {})",

@@ -253,7 +253,7 @@ pub fn fixture_plan(
     negotiates: bool,
     scenarios: &[Scenario],
 ) -> String {
-    let mut out = String::from("fixture roles (--fixtures):\n");
+    let mut out = String::from("fixture roles (as mapped):\n");
     let mut unavailable = std::collections::BTreeSet::new();
     for role in crate::fixtures::FIXTURES.iter().map(|f| f.name) {
         let line = match map.unavailable(role, tools, negotiates) {
@@ -266,6 +266,22 @@ pub fn fixture_plan(
         };
         out.push_str(&format!("  {role:<16} {line}\n"));
     }
+    let left = left_untestable(&unavailable, scenarios);
+    if !left.is_empty() {
+        out.push_str(&format!(
+            "left untestable (every scenario judging them needs an unplayed role): {}\n",
+            left.join(", ")
+        ));
+    }
+    out
+}
+
+/// The rules no scenario can judge when the `unavailable` fixture roles are unplayed: every
+/// scenario judging them needs one of those roles and nothing else.
+pub fn left_untestable(
+    unavailable: &std::collections::BTreeSet<&str>,
+    scenarios: &[Scenario],
+) -> Vec<String> {
     let runs = |s: &&Scenario| {
         s.requires.tools.is_empty()
             || s.requires
@@ -284,12 +300,5 @@ pub fn fixture_plan(
         .flat_map(|s| &s.rules)
         .filter(|r| !judged.contains(r))
         .collect();
-    if !left.is_empty() {
-        let left: Vec<&str> = left.iter().map(|r| r.as_str()).collect();
-        out.push_str(&format!(
-            "left untestable (every scenario judging them needs an unplayed role): {}\n",
-            left.join(", ")
-        ));
-    }
-    out
+    left.into_iter().cloned().collect()
 }

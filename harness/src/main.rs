@@ -20,8 +20,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the scenarios against a receiver and report, rule by rule.
+    /// Run the scenarios against a receiver and report, rule by rule (settings from
+    /// taskcheck.yaml when present).
     Run(Box<cli::run::RunArgs>),
+    /// Look at a server: list its tools, propose which play the fixture roles, and write
+    /// taskcheck.yaml and a GitHub Actions workflow that runs `taskcheck run`.
+    Init(Box<cli::init::InitArgs>),
     /// Test an MCP client as a task receiver: taskcheck plays its server, starts the client
     /// for every scenario and judges its answers to sampling and elicitation tasks.
     Client(Box<cli::client::ClientArgs>),
@@ -93,6 +97,7 @@ fn main() {
 async fn dispatch(cli: Cli) -> i32 {
     match cli.command {
         Command::Run(args) => cli::run::run(*args).await,
+        Command::Init(args) => cli::init::run(*args).await,
         Command::Client(args) => cli::client::run(*args).await,
         Command::ReferenceClient(args) => cli::client::reference_client(args).await,
         Command::Serve(args) => cli::client::serve(args).await,

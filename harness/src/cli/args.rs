@@ -2,13 +2,14 @@
 //! library of scenarios, and how they are judged.
 
 use super::parse_profile;
+use mcp_taskcheck::fixtures::FixtureMap;
 use mcp_taskcheck::profile::Profile;
 use mcp_taskcheck::report::FailOn;
 use std::path::PathBuf;
 
 /// The receiver under test and how to reach it (`run` and `load`).
 #[derive(clap::Args, Clone)]
-#[command(group(clap::ArgGroup::new("receiver").required(true).args(["stdio", "url", "url_from"])))]
+#[command(group(clap::ArgGroup::new("receiver").args(["stdio", "url", "url_from"])))]
 pub struct TargetArgs {
     /// The receiver: a command spoken to over stdio (run by /bin/sh).
     #[arg(long, value_name = "COMMAND")]
@@ -49,9 +50,9 @@ pub struct ReportArgs {
     /// Show only the summary: the rules not met, the counts and the exit line.
     #[arg(short, long)]
     pub quiet: bool,
-    /// What makes the run non-conformant (exit 1).
-    #[arg(long, value_enum, default_value = "must")]
-    pub fail_on: FailOn,
+    /// What makes the run non-conformant (exit 1) [default: must].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
     /// Write the JSON report here (its schema: harness/schema/report.schema.json).
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
@@ -74,7 +75,7 @@ pub struct ReportArgs {
 }
 
 /// Which scenarios of the library run.
-#[derive(clap::Args, Clone)]
+#[derive(clap::Args, Clone, Default)]
 pub struct SelectArgs {
     /// Only these scenario ids (repeatable).
     #[arg(long = "scenario", value_name = "ID")]
@@ -135,9 +136,12 @@ pub struct JudgeArgs {
     /// Map fixture roles to the receiver's own tools (YAML; see docs/testing-servers.md).
     #[arg(long, value_name = "FILE")]
     pub fixtures: Option<PathBuf>,
-    /// Multiply every timeout by this factor (slow machines, slow receivers).
-    #[arg(long, default_value_t = 1.0)]
-    pub timeout_scale: f64,
+    /// The mapping `taskcheck.yaml` gives, when --fixtures does not.
+    #[arg(skip)]
+    pub fixture_map: FixtureMap,
+    /// Multiply every timeout by this factor (slow machines, slow receivers) [default: 1].
+    #[arg(long)]
+    pub timeout_scale: Option<f64>,
 }
 
 /// A receiver with the profile it is tested under and how it is judged (`explore` and

@@ -74,7 +74,7 @@ pub async fn run(args: FuzzWireArgs) -> i32 {
     let report = found.report(options.profile);
     let ids: Vec<String> = report.scenarios.iter().map(|s| s.id.clone()).collect();
     let baseline = expected_failures(&args.reports, &ids);
-    let outcome = report.outcome(args.reports.fail_on, baseline.as_ref());
+    let outcome = report.outcome(args.reports.fail_on.unwrap_or_default(), baseline.as_ref());
     let code = write_reports(&report, &outcome, &args.reports);
     match (&found.error, code) {
         (Some(_), exit::CONFORMANT) => exit::HARNESS,

@@ -9,6 +9,7 @@ pub mod client;
 pub mod diff;
 pub mod explore;
 pub mod fuzz_wire;
+pub mod init;
 pub mod inspect;
 pub mod load;
 mod output;
@@ -83,13 +84,13 @@ fn pick(all: Vec<Scenario>, select: &SelectArgs) -> Vec<Scenario> {
 
 /// The `--timeout-scale` given; one that is not a positive number is a usage error.
 pub fn timeout_scale(args: &JudgeArgs) -> f64 {
-    if !(args.timeout_scale.is_finite() && args.timeout_scale > 0.0) {
+    let scale = args.timeout_scale.unwrap_or(1.0);
+    if !(scale.is_finite() && scale > 0.0) {
         usage_error(format!(
-            "--timeout-scale must be a positive number, not {}",
-            args.timeout_scale
+            "--timeout-scale must be a positive number, not {scale}"
         ));
     }
-    args.timeout_scale
+    scale
 }
 
 /// The run configuration the judging flags ask for; a bad one is a usage error.
@@ -109,7 +110,7 @@ pub fn config(args: &JudgeArgs) -> Config {
         .fixtures
         .as_deref()
         .map(|p| FixtureMap::load(p).unwrap_or_else(|e| usage_error(e)))
-        .unwrap_or_default();
+        .unwrap_or_else(|| args.fixture_map.clone());
     Config::new(limits, official, fixtures)
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// Prints the terminal report and writes every requested one; returns the exit code.
 pub fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline>) -> i32 {
-    let outcome = report.outcome(reports.fail_on, baseline);
+    let outcome = report.outcome(reports.fail_on.unwrap_or_default(), baseline);
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let detail = match (reports.verbose, reports.quiet) {
         (true, _) => Detail::Verbose,

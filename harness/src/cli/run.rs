@@ -3,10 +3,12 @@
 use super::args::{SuiteArgs, TargetArgs};
 use super::output::{emit, progress};
 use super::target::profile_for;
-use super::{baseline, config, selected_for, timeout_scale};
+use super::{baseline, config, selected_for, timeout_scale, usage_error};
+use mcp_taskcheck::project::Project;
 use mcp_taskcheck::scenario::ReceiverKind;
 use mcp_taskcheck::transport::Connect;
 use mcp_taskcheck::{exit, inspect, monitor, suite};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// What `run` takes.
@@ -16,15 +18,55 @@ pub struct RunArgs {
     pub target: TargetArgs,
     #[command(flatten)]
     pub suite: SuiteArgs,
+    /// Read the receiver, profile, fixtures, baseline and reports from this file (default:
+    /// taskcheck.yaml in the working directory, if there is one); flags given here win.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// Runs the selected scenarios against the receiver and reports.
-pub async fn run(args: RunArgs) -> i32 {
+pub async fn run(mut args: RunArgs) -> i32 {
+    let found = Project::find(args.config.as_deref()).unwrap_or_else(|e| usage_error(e));
+    if let Some(project) = found {
+        eprintln!("taskcheck: settings from {}", project.file.display());
+        fill_in(&mut args, project);
+    }
     // a fresh server per scenario: one at a time, so none is killed under another
     let jobs = args.target.url_from.as_ref().map(|_| 1);
     with_target!(&args.target, timeout_scale(&args.suite.judge), |c| {
         run_suite(c, &args.suite, jobs, ReceiverKind::Server).await
     })
+}
+
+/// Takes from `taskcheck.yaml` what the command line did not give.
+fn fill_in(args: &mut RunArgs, project: Project) {
+    let target = &mut args.target;
+    if target.stdio.is_none() && target.url.is_none() && target.url_from.is_none() {
+        (target.stdio, target.url, target.url_from) =
+            (project.stdio, project.url, project.url_from);
+    }
+    if target.headers.is_empty() {
+        target.headers = project.headers;
+    }
+    let suite = &mut args.suite;
+    suite.library.profile = suite.library.profile.or(project.profile);
+    if suite.judge.fixtures.is_none() {
+        suite.judge.fixture_map = project.fixtures;
+    }
+    suite.judge.timeout_scale = suite.judge.timeout_scale.or(project.timeout_scale);
+    let reports = &mut suite.reports;
+    reports.fail_on = reports.fail_on.or(project.fail_on);
+    let or = |flag: &mut Option<PathBuf>, file: Option<PathBuf>| {
+        if flag.is_none() {
+            *flag = file;
+        }
+    };
+    or(&mut reports.expected_failures, project.expected_failures);
+    or(&mut reports.report_json, project.reports.json);
+    or(&mut reports.report_junit, project.reports.junit);
+    or(&mut reports.report_md, project.reports.md);
+    or(&mut reports.report_html, project.reports.html);
+    or(&mut reports.checks_json, project.reports.checks_json);
 }
 
 /// Scenarios run at once without `--jobs`: they spend their time waiting on the receiver, so

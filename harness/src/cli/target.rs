@@ -49,7 +49,7 @@ pub fn target(args: &TargetArgs, timeout_scale: f64) -> Target {
         (None, None) => {
             let Some(command) = args.url_from.clone() else {
                 usage_error(
-                    "give the receiver with --stdio COMMAND, --url URL or --url-from COMMAND",
+                    "give the receiver with --stdio COMMAND, --url URL or --url-from COMMAND (or in taskcheck.yaml, which `taskcheck init` writes)",
                 )
             };
             // the headers are checked now, not when the first server has started

@@ -22,8 +22,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 /// Which failures make the run non-conformant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum FailOn {
+    #[default]
     Must,
     Should,
 }

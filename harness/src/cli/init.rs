@@ -1,0 +1,202 @@
+//! `taskcheck init`: looks at a server, proposes which of its tools play the fixture roles, and
+//! writes `taskcheck.yaml` and a CI workflow, so that `taskcheck run` alone tests it.
+
+use super::args::{LibraryArgs, SelectArgs, TargetArgs};
+use super::target::profile_for;
+use super::{parse_profile, selected_for, usage_error};
+use mcp_taskcheck::profile::Profile;
+use mcp_taskcheck::project::{self, Receiver};
+use mcp_taskcheck::proposal::{self, Choice};
+use mcp_taskcheck::runner::Limits;
+use mcp_taskcheck::scenario::ReceiverKind;
+use mcp_taskcheck::{exit, inspect, monitor};
+use serde_json::Value;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What `init` takes.
+#[derive(clap::Args, Clone)]
+pub struct InitArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// The design of Tasks: `2025-11-25` or `ext-tasks` (default: what the server speaks).
+    #[arg(long, value_name = "NAME", value_parser = parse_profile)]
+    pub profile: Option<Profile>,
+    /// Write the files without asking.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Overwrite taskcheck.yaml and the workflow if they exist.
+    #[arg(long)]
+    pub force: bool,
+    /// The folder to write into.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// Longest wait for each answer of the server, in ms.
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+}
+
+/// Lists the server's tools, proposes the fixture mapping and writes the files when agreed.
+pub async fn run(args: InitArgs) -> i32 {
+    let t = &args.target;
+    let receiver = match (&t.stdio, &t.url, &t.url_from) {
+        (Some(v), _, _) => Receiver {
+            key: "stdio",
+            value: v,
+        },
+        (_, Some(v), _) => Receiver {
+            key: "url",
+            value: v,
+        },
+        (_, _, Some(v)) => Receiver {
+            key: "url-from",
+            value: v,
+        },
+        _ => usage_error("give the server with --stdio COMMAND, --url URL or --url-from COMMAND"),
+    };
+    let files = [
+        args.dir.join(project::FILE_NAME),
+        args.dir.join(project::WORKFLOW),
+    ];
+    if let Some(there) = files.iter().find(|f| f.exists() && !args.force) {
+        usage_error(format!("{} exists: --force overwrites it", there.display()));
+    }
+    let wait = Duration::from_millis(args.timeout_ms);
+    let limits = Limits {
+        request: wait,
+        scenario: wait,
+        poll: wait,
+        scale: 1.0,
+    };
+    let (profile, probed) = with_target!(&args.target, 1.0, |c| {
+        let profile = profile_for(&c, args.profile, &limits).await;
+        (
+            profile,
+            mcp_taskcheck::runner::probe(&c, &limits, profile).await,
+        )
+    });
+    let (info, tools) = match probed {
+        Ok(found) => found,
+        Err(e) => {
+            eprintln!("taskcheck: cannot list the server's tools: {e}");
+            return exit::HARNESS;
+        }
+    };
+    // execution.taskSupport is the 2025-11-25 design's; the extension's roles need none
+    let negotiates = profile == Profile::Tasks2025
+        && monitor::has_capability(&info.capabilities, profile.task_tools_capability());
+    print!("{}", tool_table(&tools));
+    let proposal = proposal::propose(&tools, negotiates);
+    println!("\nfixture roles (`taskcheck list --fixtures` says what each must do):");
+    for (role, choice) in &proposal {
+        let line = match choice {
+            Choice::Itself => "played by the tool of that name".to_string(),
+            Choice::Mapped(m) => format!(
+                "played by {:?} with arguments {}",
+                m.tool,
+                m.arguments.clone().unwrap_or_default()
+            ),
+            Choice::Unplayed(why) => format!("unplayed: {why}"),
+        };
+        println!("  {role:<16} {line}");
+    }
+    let unplayed = proposal
+        .iter()
+        .filter(|(_, c)| matches!(c, Choice::Unplayed(_)))
+        .map(|(role, _)| *role)
+        .collect();
+    let library = LibraryArgs {
+        scenarios: None,
+        profile: Some(profile),
+    };
+    let scenarios = selected_for(&library, &SelectArgs::default(), ReceiverKind::Server);
+    let left = inspect::left_untestable(&unplayed, &scenarios);
+    match left.is_empty() {
+        true => println!("every rule of the {profile} profile stays testable"),
+        false => println!(
+            "left untestable until a tool plays their roles: {}",
+            left.join(", ")
+        ),
+    }
+    let roles: Vec<(&str, &mcp_taskcheck::fixtures::Mapping)> = proposal
+        .iter()
+        .filter_map(|(role, c)| match c {
+            Choice::Mapped(m) => Some((*role, m)),
+            _ => None,
+        })
+        .collect();
+    let texts = [
+        project::render(&receiver, profile, &roles),
+        project::workflow(&receiver),
+    ];
+    if !args.yes && !agreed(&files) {
+        println!("nothing written");
+        return exit::CONFORMANT;
+    }
+    for (file, text) in files.iter().zip(texts) {
+        if let Err(e) = write(file, &text) {
+            eprintln!("taskcheck: cannot write {}: {e}", file.display());
+            return exit::HARNESS;
+        }
+        println!("wrote {}", file.display());
+    }
+    println!(
+        "next: `taskcheck run` in {} tests the server with these settings",
+        args.dir.display()
+    );
+    exit::CONFORMANT
+}
+
+/// The server's tools, a line each: name, `execution.taskSupport`, arguments (required ones
+/// marked `*`).
+fn tool_table(tools: &[Value]) -> String {
+    let mut out = format!("the server lists {} tool(s):\n", tools.len());
+    for tool in tools {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+        let support = tool
+            .pointer("/execution/taskSupport")
+            .and_then(Value::as_str)
+            .unwrap_or("(none)");
+        let required: Vec<&str> = tool
+            .pointer("/inputSchema/required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let arguments: Vec<String> = tool
+            .pointer("/inputSchema/properties")
+            .and_then(Value::as_object)
+            .map(|p| {
+                p.keys()
+                    .map(|k| match required.contains(&k.as_str()) {
+                        true => format!("{k}*"),
+                        false => k.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {name:<24} taskSupport {support:<10} arguments: {}\n",
+            arguments.join(", ")
+        ));
+    }
+    out
+}
+
+/// Asks on the terminal whether to write the files; anything but `y` (or no answer) is no.
+fn agreed(files: &[PathBuf]) -> bool {
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    print!("\nwrite {}? [y/N] ", names.join(" and "));
+    let _ = std::io::stdout().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut answer);
+    matches!(answer.trim(), "y" | "Y" | "yes")
+}
+
+/// Writes a file, making its folder first.
+fn write(file: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(file, text)
+}

@@ -1,0 +1,324 @@
+//! `taskcheck.yaml`: a project's receiver, profile, fixture mapping, baseline and reports, so
+//! that in CI `taskcheck run` needs no flags. `taskcheck run` reads it from the working
+//! directory (or `--config FILE`); a flag given on the command line wins over the file.
+//! `taskcheck init` writes it.
+
+use crate::fixtures::{FixtureMap, Mapping};
+use crate::profile::Profile;
+use crate::report::FailOn;
+use crate::yaml::{self, line_of_key};
+use clap::ValueEnum;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The file `taskcheck run` looks for in the working directory.
+pub const FILE_NAME: &str = "taskcheck.yaml";
+
+/// What a `taskcheck.yaml` says; paths in it are relative to the file's folder.
+#[derive(Debug, Default)]
+pub struct Project {
+    /// The file read, for messages.
+    pub file: PathBuf,
+    pub stdio: Option<String>,
+    pub url: Option<String>,
+    pub url_from: Option<String>,
+    pub headers: Vec<String>,
+    pub profile: Option<Profile>,
+    pub fixtures: FixtureMap,
+    pub expected_failures: Option<PathBuf>,
+    pub fail_on: Option<FailOn>,
+    pub timeout_scale: Option<f64>,
+    pub reports: Reports,
+}
+
+/// Where the reports go (each as the `--report-*` flag of the same name).
+#[derive(Debug, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Reports {
+    pub json: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+    pub md: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    pub checks_json: Option<PathBuf>,
+}
+
+/// The file as written, before its values are checked.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Written {
+    stdio: Option<String>,
+    url: Option<String>,
+    url_from: Option<String>,
+    #[serde(default)]
+    headers: Vec<String>,
+    profile: Option<String>,
+    #[serde(default)]
+    fixtures: BTreeMap<String, Mapping>,
+    expected_failures: Option<PathBuf>,
+    fail_on: Option<String>,
+    timeout_scale: Option<f64>,
+    #[serde(default)]
+    reports: Reports,
+}
+
+impl Project {
+    /// The project file to use: `explicit` (which must exist), else `taskcheck.yaml` in the
+    /// working directory if there is one.
+    pub fn find(explicit: Option<&Path>) -> Result<Option<Project>, String> {
+        match explicit {
+            Some(path) => Project::load(path).map(Some),
+            None if Path::new(FILE_NAME).is_file() => Project::load(Path::new(FILE_NAME)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Reads and checks a project file; an error is `file:line:column: cause`.
+    pub fn load(path: &Path) -> Result<Project, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        Project::parse(&text, path)
+    }
+
+    /// Checks a project file's text, read from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<Project, String> {
+        let file = path.display().to_string();
+        let at = |key: &str, cause: String| format!("{file}:{}:1: {cause}", line_of_key(text, key));
+        let written: Written = match text.trim().is_empty() {
+            true => return Err(format!(
+                "{file}:1:1: empty: give the receiver at least (`stdio: COMMAND` or `url: URL`)"
+            )),
+            false => yaml::from_str(text, &file)?,
+        };
+        let receivers = [&written.stdio, &written.url, &written.url_from];
+        if receivers.iter().filter(|r| r.is_some()).count() > 1 {
+            let key = ["url-from", "url", "stdio"]
+                .into_iter()
+                .zip([&written.url_from, &written.url, &written.stdio])
+                .find(|(_, r)| r.is_some())
+                .map(|(k, _)| k)
+                .unwrap_or("stdio");
+            return Err(at(
+                key,
+                "give one receiver: `stdio`, `url` or `url-from`".into(),
+            ));
+        }
+        let profile = match &written.profile {
+            Some(name) => Some(Profile::by_name(name).ok_or_else(|| {
+                let names: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
+                at(
+                    "profile",
+                    format!("no profile {name:?} (one of {})", names.join(", ")),
+                )
+            })?),
+            None => None,
+        };
+        let fail_on = match &written.fail_on {
+            Some(level) => Some(FailOn::from_str(level, true).map_err(|_| {
+                at(
+                    "fail-on",
+                    format!("fail-on is `must` or `should`, not {level:?}"),
+                )
+            })?),
+            None => None,
+        };
+        if let Some(scale) = written.timeout_scale {
+            if !(scale.is_finite() && scale > 0.0) {
+                return Err(at(
+                    "timeout-scale",
+                    format!("timeout-scale must be a positive number, not {scale}"),
+                ));
+            }
+        }
+        let fixtures = FixtureMap::checked(written.fixtures, text, &file)?;
+        // paths are the file's, wherever taskcheck runs
+        let base = path.parent().unwrap_or(Path::new(""));
+        let near = |p: Option<PathBuf>| p.map(|p| base.join(p));
+        Ok(Project {
+            file: path.to_path_buf(),
+            stdio: written.stdio,
+            url: written.url,
+            url_from: written.url_from,
+            headers: written.headers,
+            profile,
+            fixtures,
+            expected_failures: near(written.expected_failures),
+            fail_on,
+            timeout_scale: written.timeout_scale,
+            reports: Reports {
+                json: near(written.reports.json),
+                junit: near(written.reports.junit),
+                md: near(written.reports.md),
+                html: near(written.reports.html),
+                checks_json: near(written.reports.checks_json),
+            },
+        })
+    }
+}
+
+/// Where `taskcheck init` writes the CI workflow, beside `taskcheck.yaml`.
+pub const WORKFLOW: &str = ".github/workflows/taskcheck.yml";
+
+/// The receiver a project file names: the key (`stdio`, `url` or `url-from`) and its value.
+pub struct Receiver<'a> {
+    pub key: &'static str,
+    pub value: &'a str,
+}
+
+/// A `taskcheck.yaml` for this receiver, profile and fixture roles (`(role, tool, arguments)`),
+/// with comments that say what each part does.
+pub fn render(receiver: &Receiver, profile: Profile, roles: &[(&str, &Mapping)]) -> String {
+    // JSON strings and objects are YAML flow scalars and mappings
+    let quoted = |s: &str| serde_json::Value::from(s).to_string();
+    let mut out = String::from(
+        "# taskcheck.yaml: what `taskcheck run` reads from this folder (written by `taskcheck init`;\n\
+         # docs/testing-servers.md#taskcheckyaml). A flag given to `taskcheck run` wins over it.\n",
+    );
+    out.push_str(&format!("{}: {}\n", receiver.key, quoted(receiver.value)));
+    out.push_str(&format!("profile: {}\n", profile.name()));
+    if roles.is_empty() {
+        out.push_str("# fixtures: the server's own tools that play fixture roles (none needed: each role is\n# played by the tool of its name, or stays untestable)\n");
+    } else {
+        out.push_str("# the server's own tools that play fixture roles (`taskcheck list --fixtures` says what each\n# role must do); a role left out is played by the tool of its name, or stays untestable\nfixtures:\n");
+        for (role, mapping) in roles {
+            out.push_str(&format!("  {role}:\n    tool: {}\n", quoted(&mapping.tool)));
+            if let Some(arguments) = &mapping.arguments {
+                out.push_str(&format!("    arguments: {arguments}\n"));
+            }
+        }
+    }
+    out.push_str(
+        "# known failures that do not fail the run (docs/reports-and-ci.md#baselines)\n\
+         # expected-failures: taskcheck-baseline.yaml\n\
+         # fail-on: should          # also fail on SHOULD-level rules\n\
+         # timeout-scale: 2         # a slow server or a busy CI machine\n\
+         reports:\n  json: taskcheck-report.json\n  junit: taskcheck-junit.xml\n  html: taskcheck-report.html\n",
+    );
+    out
+}
+
+/// A GitHub Actions workflow that installs taskcheck from PyPI and runs `taskcheck run` on
+/// every push and pull request, the Markdown summary on the job's page and the reports kept.
+pub fn workflow(receiver: &Receiver) -> String {
+    let start = match receiver.key {
+        "url" => "      # start your server here, in the background, listening where taskcheck.yaml's url says\n",
+        _ => "",
+    };
+    format!(
+        "# Runs taskcheck against this server on every push and pull request (written by\n\
+         # `taskcheck init`; its settings are in taskcheck.yaml).\n\
+         name: taskcheck\n\
+         on: [push, pull_request]\n\
+         jobs:\n\
+         \x20 taskcheck:\n\
+         \x20   runs-on: ubuntu-latest\n\
+         \x20   steps:\n\
+         \x20     - uses: actions/checkout@v4\n\
+         \x20     - uses: actions/setup-python@v5\n\
+         \x20       with:\n\
+         \x20         python-version: \"3.12\"\n\
+         \x20     # install what your server needs to start here\n\
+         \x20     - run: pip install mcp-taskcheck=={version}\n\
+         {start}\
+         \x20     - run: taskcheck run --report-md \"$GITHUB_STEP_SUMMARY\"\n\
+         \x20     - uses: actions/upload-artifact@v4\n\
+         \x20       if: always()\n\
+         \x20       with:\n\
+         \x20         name: taskcheck-reports\n\
+         \x20         path: taskcheck-*\n",
+        version = env!("CARGO_PKG_VERSION"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Project, String> {
+        Project::parse(text, Path::new("dir/taskcheck.yaml"))
+    }
+
+    #[test]
+    fn a_project_file_gives_every_setting_with_paths_beside_it() {
+        let p = parse(
+            "stdio: python3 server.py\nprofile: 2025-11-25\nfail-on: should\ntimeout-scale: 2\n\
+             fixtures:\n  optional_sleep:\n    tool: slow_job\n    arguments: {duration_ms: \"${ms}\"}\n\
+             expected-failures: baseline.yaml\nreports:\n  json: out/report.json\n",
+        )
+        .unwrap();
+        assert_eq!(p.stdio.as_deref(), Some("python3 server.py"));
+        assert_eq!(p.profile, Some(Profile::Tasks2025));
+        assert_eq!(p.fail_on, Some(FailOn::Should));
+        assert_eq!(p.timeout_scale, Some(2.0));
+        assert_eq!(p.fixtures.tool_name("optional_sleep"), "slow_job");
+        assert_eq!(
+            p.expected_failures,
+            Some(PathBuf::from("dir/baseline.yaml"))
+        );
+        assert_eq!(p.reports.json, Some(PathBuf::from("dir/out/report.json")));
+    }
+
+    #[test]
+    fn a_rendered_project_file_reads_back_as_written() {
+        let mapping = Mapping {
+            tool: "slow \"job\"".into(),
+            arguments: Some(serde_json::json!({"delay_ms": "${ms}", "tag": "a: b"})),
+        };
+        let receiver = Receiver {
+            key: "url-from",
+            value: "python3 server.py --http # not a comment",
+        };
+        let text = render(
+            &receiver,
+            Profile::ExtTasks,
+            &[("optional_sleep", &mapping)],
+        );
+        let p = Project::parse(&text, Path::new("taskcheck.yaml")).unwrap();
+        assert_eq!(p.url_from.as_deref(), Some(receiver.value));
+        assert_eq!(p.profile, Some(Profile::ExtTasks));
+        assert_eq!(
+            p.fixtures,
+            FixtureMap::checked([("optional_sleep".to_string(), mapping)].into(), "", "").unwrap()
+        );
+        assert_eq!(p.reports.junit, Some(PathBuf::from("taskcheck-junit.xml")));
+        let doc: serde_json::Value = serde_saphyr::from_str(&workflow(&receiver)).unwrap();
+        let steps = &doc["jobs"]["taskcheck"]["steps"];
+        let pip = format!("pip install mcp-taskcheck=={}", env!("CARGO_PKG_VERSION"));
+        assert_eq!(steps[2]["run"], pip.as_str());
+        assert_eq!(
+            steps[3]["run"],
+            "taskcheck run --report-md \"$GITHUB_STEP_SUMMARY\""
+        );
+    }
+
+    #[test]
+    fn a_broken_project_file_names_its_line() {
+        for (text, line, cause) in [
+            ("stdio: a\nprofil: x\n", 2, "unknown field"),
+            ("stdio: a\nprofile: 2024\n", 2, "no profile \"2024\""),
+            ("stdio: a\nurl: http://x/\n", 2, "give one receiver"),
+            (
+                "stdio: a\nfail-on: may\n",
+                2,
+                "fail-on is `must` or `should`",
+            ),
+            (
+                "url: u\ntimeout-scale: 0\n",
+                2,
+                "timeout-scale must be a positive number",
+            ),
+            (
+                "stdio: a\nfixtures:\n  sleeper:\n    tool: b\n",
+                3,
+                "unknown fixture role",
+            ),
+            ("stdio: [a\n", 1, ""),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert!(
+                e.starts_with(&format!("dir/taskcheck.yaml:{line}:")),
+                "{text:?}: {e}"
+            );
+            assert!(e.contains(cause), "{text:?}: {e}");
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! `taskcheck init` and `taskcheck.yaml`: init looks at a server and writes the settings and a
+//! CI workflow; `taskcheck run` in that folder then tests the server with no flags. Against the
+//! reference every role plays itself; against the same tools under other names (the fixture
+//! tests/fixtures/renamed_tools.py) init maps every role, and the mapped run is as clean as the
+//! reference's while the unmapped one leaves scenarios untestable.
+
+mod common;
+
+use common::{temp_path, BIN};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// Runs taskcheck in `dir` with `args`, `input` on its stdin.
+fn taskcheck_in(dir: &Path, args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// A fresh empty folder.
+fn folder(name: &str) -> PathBuf {
+    let dir = temp_path(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The reference's tools under other names.
+fn renamed() -> String {
+    let proxy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/renamed_tools.py");
+    format!("python3 {} {BIN} reference", proxy.display())
+}
+
+/// The JSON report `taskcheck run` wrote in `dir` (taskcheck.yaml names it).
+fn report(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("taskcheck-report.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn init_writes_settings_that_run_reads_and_a_workflow() {
+    let dir = folder("init-reference");
+    let reference = format!("{BIN} reference");
+    // asked, and told no: nothing is written
+    let out = taskcheck_in(&dir, &["init", "--stdio", &reference], "n\n");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("nothing written"), "{}", text(&out));
+    assert!(!dir.join("taskcheck.yaml").exists());
+    // told yes
+    let out = taskcheck_in(&dir, &["init", "--stdio", &reference], "y\n");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = text(&out);
+    assert!(
+        said.contains("optional_sleep   played by the tool of that name"),
+        "{said}"
+    );
+    assert!(
+        said.contains("every rule of the 2025-11-25 profile stays testable"),
+        "{said}"
+    );
+    let workflow = std::fs::read_to_string(dir.join(".github/workflows/taskcheck.yml")).unwrap();
+    let workflow: Value = serde_saphyr::from_str(&workflow).unwrap();
+    assert_eq!(
+        workflow["jobs"]["taskcheck"]["steps"][3]["run"],
+        "taskcheck run --report-md \"$GITHUB_STEP_SUMMARY\""
+    );
+    // written files are not overwritten without --force
+    let out = taskcheck_in(&dir, &["init", "--stdio", &reference, "--yes"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("taskcheck.yaml exists: --force overwrites it"),
+        "{}",
+        text(&out)
+    );
+    // `taskcheck run` alone: the receiver, profile and reports come from taskcheck.yaml
+    let out = taskcheck_in(&dir, &["run", "-q"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let doc = report(&dir);
+    assert_eq!(doc["totals"]["failed"], 0, "{}", doc["totals"]);
+    assert!(dir.join("taskcheck-junit.xml").is_file());
+    // a flag wins over the file: one scenario, a report elsewhere
+    let elsewhere = dir.join("one.json");
+    let args = [
+        "run",
+        "-q",
+        "--scenario",
+        "create-poll-result",
+        "--report-json",
+        elsewhere.to_str().unwrap(),
+    ];
+    let out = taskcheck_in(&dir, &args, "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let one: Value = serde_json::from_str(&std::fs::read_to_string(&elsewhere).unwrap()).unwrap();
+    assert_eq!(one["scenarios"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn init_maps_renamed_tools_to_their_roles_and_the_mapped_run_judges_every_rule() {
+    let dir = folder("init-renamed");
+    let out = taskcheck_in(&dir, &["init", "--stdio", &renamed(), "--yes"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = text(&out);
+    for (role, tool) in [
+        ("sync_echo", "say"),
+        ("forbidden_echo", "shout"),
+        ("optional_sleep", "wait_a_while"),
+        ("required_sleep", "long_job"),
+        ("tool_error", "flaky_check"),
+        ("protocol_error", "explode"),
+        ("elicit_input", "ask_user"),
+        ("progress_sleep", "build"),
+    ] {
+        assert!(
+            said.contains(&format!("{role:<16} played by {tool:?}")),
+            "{role}: {said}"
+        );
+    }
+    let out = taskcheck_in(&dir, &["run", "-q"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let mapped = report(&dir);
+    assert_eq!(mapped["totals"]["failed"], 0, "{}", mapped["totals"]);
+    assert_eq!(mapped["totals"]["untestable"], 0, "{}", mapped["totals"]);
+    // the same server without the mapping: its scenarios find no fixture tools
+    let bare = folder("init-renamed-bare");
+    let json = bare.join("report.json");
+    let args = [
+        "run",
+        "-q",
+        "--stdio",
+        &renamed(),
+        "--report-json",
+        json.to_str().unwrap(),
+    ];
+    let out = taskcheck_in(&bare, &args, "");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(
+        doc["totals"]["untestable"].as_u64() > Some(0),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_broken_taskcheck_yaml_is_a_usage_error_naming_its_line() {
+    let dir = folder("init-broken");
+    std::fs::write(
+        dir.join("taskcheck.yaml"),
+        "stdio: x\nprofile: 2024-01-01\n",
+    )
+    .unwrap();
+    let out = taskcheck_in(&dir, &["run"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("taskcheck.yaml:2:1: no profile \"2024-01-01\""),
+        "{}",
+        text(&out)
+    );
+    // --config names another file, which must exist
+    let out = taskcheck_in(&dir, &["run", "--config", "missing.yaml"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("missing.yaml: cannot read"),
+        "{}",
+        text(&out)
+    );
+    // no receiver anywhere
+    std::fs::remove_file(dir.join("taskcheck.yaml")).unwrap();
+    let out = taskcheck_in(&dir, &["run"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("taskcheck init"), "{}", text(&out));
+}
