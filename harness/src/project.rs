@@ -84,9 +84,11 @@ impl Project {
         let file = path.display().to_string();
         let at = |key: &str, cause: String| format!("{file}:{}:1: {cause}", line_of_key(text, key));
         let written: Written = match text.trim().is_empty() {
-            true => return Err(format!(
+            true => {
+                return Err(format!(
                 "{file}:1:1: empty: give the receiver at least (`stdio: COMMAND` or `url: URL`)"
-            )),
+            ))
+            }
             false => yaml::from_str(text, &file)?,
         };
         let receivers = [&written.stdio, &written.url, &written.url_from];

@@ -32,6 +32,73 @@ fn explore_finds_nothing_wrong_with_the_reference_receiver() {
 }
 
 #[test]
+fn explore_reports_like_run_and_fails_on_a_should_only_under_fail_on_should() {
+    // a clean exploration's report: a check per rule its cases judged, all held
+    let clean = temp_path("explore-clean.json");
+    let args = [
+        "--seed",
+        "1",
+        "--cases",
+        "4",
+        "--report-json",
+        clean.to_str().unwrap(),
+    ];
+    let (code, out) = explore(&reference(&[]), &args);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("\nexit 0: conformant: every judged MUST held\n"),
+        "{out}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&clean).unwrap()).unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(mcp_taskcheck::report::REPORT_SCHEMA).unwrap();
+    assert!(jsonschema::is_valid(&schema, &doc), "{doc:#}");
+    assert_eq!(doc["scenarios"][0]["id"], "explore/held");
+    assert!(
+        doc["totals"]["passed"].as_u64() > Some(5),
+        "{}",
+        doc["totals"]
+    );
+    // a SHOULD broken: reported as a warning, a failure of the run only under --fail-on should
+    let faulty = reference(&["timestamps-without-offset"]);
+    let found = temp_path("explore-should.json");
+    let args = [
+        "--seed",
+        "1",
+        "--cases",
+        "5",
+        "--shrink-runs",
+        "5",
+        "--report-json",
+        found.to_str().unwrap(),
+    ];
+    let (code, out) = explore(&faulty, &args);
+    assert_eq!(code, 0, "{out}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&found).unwrap()).unwrap();
+    assert_eq!(
+        rules_with(&doc, &["warn"]),
+        ["tasks.ttl.timestamps-rfc3339"],
+        "{out}"
+    );
+    let (code, out) = explore(
+        &faulty,
+        &[
+            "--seed",
+            "1",
+            "--cases",
+            "5",
+            "--shrink-runs",
+            "5",
+            "--fail-on",
+            "should",
+        ],
+    );
+    assert_eq!(code, 1, "{out}");
+}
+
+#[test]
 fn explore_over_http_is_clean_too() {
     let server = HttpReference::start(&[]);
     let out = taskcheck(&[

@@ -12,7 +12,7 @@ fn load(receiver: &str, extra: &[&str], tag: &str) -> (i32, String, Value) {
         "load",
         "--stdio",
         receiver,
-        "--report-json",
+        "--summary-json",
         report.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
@@ -106,6 +106,46 @@ fn the_extensions_reference_passes_a_load_and_its_defects_are_caught() {
             ),
         }
     }
+}
+
+#[test]
+fn load_reports_like_run_and_fails_on_a_should_only_under_fail_on_should() {
+    let report = temp_path("load-report.json");
+    let json = [
+        "--tasks",
+        "50",
+        "--concurrency",
+        "8",
+        "--report-json",
+        report.to_str().unwrap(),
+    ];
+    let read =
+        || -> Value { serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap() };
+    // clean: what every completed task was judged by held, and the ttl granted is information
+    let (code, out, _) = load(&reference(&[]), &json, "load-clean");
+    assert_eq!(code, 0, "{out}");
+    let doc = read();
+    let schema: Value = serde_json::from_str(mcp_taskcheck::report::REPORT_SCHEMA).unwrap();
+    assert!(jsonschema::is_valid(&schema, &doc), "{doc:#}");
+    let passed = rules_with(&doc, &["pass"]);
+    assert_eq!(passed.len(), 4, "{passed:?}");
+    assert_eq!(rules_with(&doc, &["info"]), ["tasks.resources.limits"]);
+    // a SHOULD broken warns, and fails the run only under --fail-on should
+    let faulty = reference(&["timestamps-without-offset"]);
+    let (code, out, _) = load(&faulty, &json, "load-should");
+    assert_eq!(code, 0, "a SHOULD warns\n{out}");
+    assert!(out.contains("\nexit 0: conformant"), "{out}");
+    assert_eq!(
+        rules_with(&read(), &["warn"]),
+        ["tasks.ttl.timestamps-rfc3339"],
+        "{out}"
+    );
+    let (code, out, _) = load(
+        &faulty,
+        &["--tasks", "50", "--fail-on", "should"],
+        "load-should-fail",
+    );
+    assert_eq!(code, 1, "{out}");
 }
 
 #[test]

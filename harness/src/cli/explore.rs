@@ -1,9 +1,9 @@
 //! `taskcheck explore`: random operation sequences, shrunk when one fails.
 
-use super::args::ProbedArgs;
+use super::args::{ProbedArgs, ReportArgs};
 use super::config;
+use super::output::conclude;
 use super::target::profile_for;
-use mcp_taskcheck::exit;
 use mcp_taskcheck::explore::{self as exploring};
 use mcp_taskcheck::profile::Profile;
 use std::path::PathBuf;
@@ -28,6 +28,10 @@ pub struct ExploreArgs {
     /// Write the minimal failing sequence here as a scenario `taskcheck run --scenarios` replays.
     #[arg(long, value_name = "DIR")]
     pub save_failures: Option<PathBuf>,
+    /// Reports: `explore/held` (a check per rule the clean cases judged), the failure shrunk
+    /// (`explore/seed-N`) and each failure seen once (`explore/once-seed-N`).
+    #[command(flatten)]
+    pub reports: ReportArgs,
 }
 
 /// Explores, and reports the first failure shrunk.
@@ -46,12 +50,11 @@ pub async fn run(args: ExploreArgs) -> i32 {
         exploring::explore(&c, &config, &options).await
     });
     print!("{}", found.summary(&options));
-    let violated = found.failure.is_some() || !found.unreproduced.is_empty();
-    match (&found.error, violated) {
-        (Some(_), _) => exit::HARNESS,
-        (None, true) => exit::NONCONFORMANT,
-        (None, false) => exit::CONFORMANT,
-    }
+    conclude(
+        &found.report(options.profile),
+        &args.reports,
+        found.error.is_some(),
+    )
 }
 
 /// A seed from the clock, when none is given.

@@ -2,9 +2,9 @@
 
 use super::args::{ProbedArgs, ReportArgs};
 use super::explore::clock_seed;
-use super::output::write_reports;
+use super::output::conclude;
 use super::target::profile_for;
-use super::{config, expected_failures, usage_error};
+use super::{config, usage_error};
 use mcp_taskcheck::profile::Profile;
 use mcp_taskcheck::{exit, fuzzwire, verdict};
 use std::path::PathBuf;
@@ -71,13 +71,9 @@ pub async fn run(args: FuzzWireArgs) -> i32 {
         fuzzwire::fuzz(&c, &config, &options).await
     });
     print!("{}", found.summary(&options));
-    let report = found.report(options.profile);
-    let ids: Vec<String> = report.scenarios.iter().map(|s| s.id.clone()).collect();
-    let baseline = expected_failures(&args.reports, &ids);
-    let outcome = report.outcome(args.reports.fail_on.unwrap_or_default(), baseline.as_ref());
-    let code = write_reports(&report, &outcome, &args.reports);
-    match (&found.error, code) {
-        (Some(_), exit::CONFORMANT) => exit::HARNESS,
-        _ => code,
-    }
+    conclude(
+        &found.report(options.profile),
+        &args.reports,
+        found.error.is_some(),
+    )
 }

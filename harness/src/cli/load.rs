@@ -1,11 +1,13 @@
 //! `taskcheck load`: many task-augmented calls in flight on one session.
 
-use super::args::TargetArgs;
+use super::args::{ReportArgs, TargetArgs};
+use super::output::conclude;
 use super::parse_profile;
 use super::target::profile_for;
 use mcp_taskcheck::profile::Profile;
 use mcp_taskcheck::runner::Limits;
-use mcp_taskcheck::{exit, load};
+use mcp_taskcheck::transport::Connect;
+use mcp_taskcheck::{exit, load, suite};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -32,9 +34,12 @@ pub struct LoadArgs {
     /// Seeds the tools' random durations (0-20 ms).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Write the JSON summary here.
+    /// Write the measurements (counts, throughput, latencies, limits) here as JSON.
     #[arg(long, value_name = "FILE")]
-    pub report_json: Option<PathBuf>,
+    pub summary_json: Option<PathBuf>,
+    /// Reports: one `load` scenario with a check per rule judged (and --fail-on, a baseline).
+    #[command(flatten)]
+    pub reports: ReportArgs,
 }
 
 /// Runs the load and reports its figures and failures.
@@ -54,21 +59,20 @@ pub async fn run(args: LoadArgs) -> i32 {
         poll: opts.timeout,
         scale: 1.0,
     };
-    let report = with_target!(&args.target, limits.scale, |c| {
+    let started = suite::now();
+    let (report, receiver, transport) = with_target!(&args.target, limits.scale, |c| {
         opts.profile = profile_for(&c, args.profile, &limits).await;
-        load::run_load(&c, &opts).await
+        let report = load::run_load(&c, &opts).await;
+        (report, c.describe(), c.transport().to_string())
     });
     print!("{}", report.table());
-    if let Some(path) = &args.report_json {
+    if let Some(path) = &args.summary_json {
         let doc = serde_json::to_string_pretty(&report.json()).unwrap_or_default();
         if let Err(e) = std::fs::write(path, doc) {
             eprintln!("taskcheck: cannot write {}: {e}", path.display());
             return exit::HARNESS;
         }
     }
-    match (&report.error, report.failures.is_empty()) {
-        (Some(_), _) => exit::HARNESS,
-        (None, false) => exit::NONCONFORMANT,
-        (None, true) => exit::CONFORMANT,
-    }
+    let judged = report.run_report(opts.profile, receiver, transport, started);
+    conclude(&judged, &args.reports, report.error.is_some())
 }

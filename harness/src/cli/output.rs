@@ -23,6 +23,24 @@ pub fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline
     write_reports(report, &outcome, reports)
 }
 
+/// For a command that prints its own summary (`explore`, `fuzz-wire`): judges its report under
+/// `--fail-on` and the baseline, writes every report file, prints the exit line and returns the
+/// exit code (the harness's when `harness_error`, the command could not do its work).
+pub fn conclude(report: &RunReport, reports: &ReportArgs, harness_error: bool) -> i32 {
+    let ids: Vec<String> = report.scenarios.iter().map(|s| s.id.clone()).collect();
+    let baseline = super::expected_failures(reports, &ids);
+    let outcome = report.outcome(reports.fail_on.unwrap_or_default(), baseline.as_ref());
+    let code = match (write_reports(report, &outcome, reports), harness_error) {
+        (exit::CONFORMANT, true) => exit::HARNESS,
+        (code, _) => code,
+    };
+    match code == outcome.code {
+        true => println!("exit {}: {}", outcome.code, outcome.meaning),
+        false => println!("exit {code}"),
+    }
+    code
+}
+
 /// Writes every report file requested; returns the outcome's exit code, or the harness's if a
 /// file could not be written.
 pub fn write_reports(

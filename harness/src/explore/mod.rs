@@ -8,6 +8,7 @@ pub mod ops;
 
 use crate::monitor::has_capability;
 use crate::profile::Profile;
+use crate::report::RunReport;
 use crate::runner::{probe, run_scenario, Config, ScenarioRun};
 use crate::scenario::{self, Scenario};
 use crate::session::ServerInfo;
@@ -17,6 +18,7 @@ use ops::{Offer, Op};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::PathBuf;
 
@@ -39,9 +41,8 @@ pub struct Options {
 #[derive(Debug, Clone)]
 pub struct Failure {
     pub case_seed: u64,
-    pub rule: String,
-    pub verdict: Verdict,
-    pub message: String,
+    /// The check that broke a rule, as the drawn sequence broke it.
+    pub check: Check,
     /// Length of the sequence as drawn.
     pub drawn_ops: usize,
     pub ops: Vec<Op>,
@@ -57,16 +58,21 @@ pub struct Failure {
 #[derive(Debug, Clone)]
 pub struct Unreproduced {
     pub case_seed: u64,
-    pub rule: String,
-    pub verdict: Verdict,
-    pub message: String,
+    pub check: Check,
 }
 
 /// What an exploration found.
 #[derive(Debug, Clone, Default)]
 pub struct Exploration {
+    /// The receiver as the command line gave it, and its transport.
+    pub receiver: String,
+    pub transport: String,
+    pub started: String,
+    pub elapsed: std::time::Duration,
     pub cases_run: usize,
     pub steps_run: usize,
+    /// Per rule, the first check that held it in a case that broke nothing, and how many did.
+    pub held: BTreeMap<String, (Check, usize)>,
     /// The first case that failed twice in a row, shrunk (exploration stops there).
     pub failure: Option<Failure>,
     /// Cases that failed once and passed on the rerun, before `failure` was found.
@@ -125,12 +131,30 @@ pub async fn probe_offer<C: Connect>(
 
 /// Runs `options.cases` random cases; stops at the first failure, shrinks it and saves it.
 pub async fn explore<C: Connect>(connector: &C, config: &Config, options: &Options) -> Exploration {
-    let mut found = Exploration::default();
+    let start = std::time::Instant::now();
+    let mut found = Exploration {
+        receiver: connector.describe(),
+        transport: connector.transport().to_string(),
+        started: crate::suite::now(),
+        ..Exploration::default()
+    };
+    search(connector, config, options, &mut found).await;
+    found.elapsed = start.elapsed();
+    found
+}
+
+/// The cases of an exploration, into `found`.
+async fn search<C: Connect>(
+    connector: &C,
+    config: &Config,
+    options: &Options,
+    found: &mut Exploration,
+) {
     let (info, offer) = match probe_offer(connector, config, options.profile).await {
         Ok(p) => p,
         Err(e) => {
             found.error = Some(e);
-            return found;
+            return;
         }
     };
     let negotiates = options.profile.task_tools_capability();
@@ -138,7 +162,7 @@ pub async fn explore<C: Connect>(connector: &C, config: &Config, options: &Optio
         found.error = Some(format!(
             "the receiver declares no {negotiates} or lists no fixture tool (see `taskcheck list --fixtures`)"
         ));
-        return found;
+        return;
     }
     let strategy = ops::sequences(options.max_ops);
     for case in 0..options.cases {
@@ -156,6 +180,15 @@ pub async fn explore<C: Connect>(connector: &C, config: &Config, options: &Optio
         found.steps_run += first.steps.len();
         let run = run_scenario(connector, &first, config).await;
         let Some(bad) = first_bad(&run).cloned() else {
+            for check in run.checks {
+                let held = found.held.entry(check.rule.clone());
+                // its session's trace is not kept, so the check points into none
+                let sample = Check {
+                    evidence: Vec::new(),
+                    ..check
+                };
+                held.or_insert((sample, 0)).1 += 1;
+            }
             continue;
         };
         let fails_alike = |run: &ScenarioRun| {
@@ -167,9 +200,7 @@ pub async fn explore<C: Connect>(connector: &C, config: &Config, options: &Optio
         if !fails_alike(&run_scenario(connector, &first, config).await) {
             found.unreproduced.push(Unreproduced {
                 case_seed,
-                rule: bad.rule.clone(),
-                verdict: bad.verdict,
-                message: bad.message.clone(),
+                check: bad.clone(),
             });
             continue;
         }
@@ -205,9 +236,7 @@ pub async fn explore<C: Connect>(connector: &C, config: &Config, options: &Optio
         let reproduced = fails_alike(&run_scenario(connector, &scenario, config).await);
         let mut failure = Failure {
             case_seed,
-            rule: bad.rule.clone(),
-            verdict: bad.verdict,
-            message: bad.message.clone(),
+            check: bad.clone(),
             drawn_ops: drawn.len(),
             ops: minimal,
             scenario,
@@ -227,7 +256,6 @@ pub async fn explore<C: Connect>(connector: &C, config: &Config, options: &Optio
         found.failure = Some(failure);
         break;
     }
-    found
 }
 
 /// Delta debugging over a failing sequence: drop ever smaller runs of operations, keeping
@@ -267,6 +295,90 @@ impl Shrink {
 }
 
 impl Exploration {
+    /// The exploration as a run report, for the same report files and `--fail-on` as `run`:
+    /// `explore/held` has a check per rule that held in the cases that broke nothing, the
+    /// failure (`explore/seed-N`) and every unreproduced one (`explore/once-seed-N`) the check
+    /// that broke a rule.
+    pub fn report(&self, profile: Profile) -> RunReport {
+        let run = |id: String, title: String, checks: Vec<Check>| ScenarioRun {
+            id,
+            title,
+            checks,
+            error: None,
+            server: None,
+            trace: Vec::new(),
+            duration: std::time::Duration::ZERO,
+        };
+        let mut scenarios = Vec::new();
+        if !self.held.is_empty() {
+            let checks = self
+                .held
+                .values()
+                .map(|(check, n)| Check {
+                    message: format!("{} (held in {n} check(s))", check.message),
+                    ..check.clone()
+                })
+                .collect();
+            let title = format!(
+                "explore: the rules the {} case(s) that broke nothing judged",
+                self.cases_run
+            );
+            scenarios.push(run("explore/held".into(), title, checks));
+        }
+        if let Some(f) = &self.failure {
+            let check = Check {
+                message: format!(
+                    "{} (seed {}; shrunk from {} to {} op(s); replay: --seed {} --cases 1)",
+                    f.check.message,
+                    f.case_seed,
+                    f.drawn_ops,
+                    f.ops.len(),
+                    f.case_seed
+                ),
+                evidence: Vec::new(),
+                ..f.check.clone()
+            };
+            let title = f.scenario.title.clone();
+            scenarios.push(run(
+                format!("explore/seed-{}", f.case_seed),
+                title,
+                vec![check],
+            ));
+        }
+        for u in &self.unreproduced {
+            let check = Check {
+                message: format!(
+                    "{} (once; passed when run again, not shrunk)",
+                    u.check.message
+                ),
+                evidence: Vec::new(),
+                ..u.check.clone()
+            };
+            let title = format!("explore seed {}: failed once", u.case_seed);
+            scenarios.push(run(
+                format!("explore/once-seed-{}", u.case_seed),
+                title,
+                vec![check],
+            ));
+        }
+        if let Some(e) = &self.error {
+            scenarios.push(ScenarioRun {
+                error: Some(e.clone()),
+                ..run("explore".into(), "explore".into(), Vec::new())
+            });
+        }
+        RunReport {
+            folded: Default::default(),
+            profile,
+            receiver: self.receiver.clone(),
+            transport: self.transport.clone(),
+            started: self.started.clone(),
+            duration: self.elapsed,
+            scenarios,
+            cpu: None,
+        }
+    }
+
     /// The human summary `taskcheck explore` prints.
     pub fn summary(&self, options: &Options) -> String {
         let mut out = format!(
@@ -280,9 +392,9 @@ impl Exploration {
             out += &format!(
                 "FAIL seed {}: {} {}: {}\nshrunk from {} to {} op(s) in {} run(s); {}\n",
                 f.case_seed,
-                f.rule,
-                f.verdict.label(),
-                f.message,
+                f.check.rule,
+                f.check.verdict.label(),
+                f.check.message,
                 f.drawn_ops,
                 f.ops.len(),
                 f.shrink_runs,
@@ -311,9 +423,9 @@ impl Exploration {
             out += &format!(
                 "FAIL seed {} (once; passed when run again, not shrunk): {} {}: {}\n",
                 u.case_seed,
-                u.rule,
-                u.verdict.label(),
-                u.message
+                u.check.rule,
+                u.check.verdict.label(),
+                u.check.message
             );
         }
         if self.failure.is_none() && self.unreproduced.is_empty() && self.error.is_none() {

@@ -13,9 +13,12 @@ mod ext;
 
 use crate::model::{Model, Observation, Source};
 use crate::profile::Profile;
+use crate::report::RunReport;
+use crate::runner::ScenarioRun;
 use crate::session::{Reply, Session};
 use crate::trace::Trace;
 use crate::transport::{Connect, Peer};
+use crate::verdict::{Check, Verdict};
 use crate::wire::{self, Outcome};
 use futures::StreamExt;
 use serde_json::{json, Value};
@@ -124,6 +127,22 @@ pub const LONG_TTL_MS: u64 = 10 * 365 * 24 * 3600 * 1000;
 /// The rule whose information load reports.
 pub const LIMITS_RULE: &str = "tasks.resources.limits";
 
+/// The rules load judges every task of 2025-11-25 by, beside the model's observations.
+const TASK_RULES: [&str; 4] = [
+    "tasks.create.create-task-result",
+    "tasks.id.unique",
+    "tasks.meta.result-related-task",
+    "tasks.result.exact",
+];
+
+/// The rules load judges every task of the extension by.
+const EXT_TASK_RULES: [&str; 4] = [
+    "ext-tasks.task.fields",
+    "ext-tasks.create.durable",
+    "ext-tasks.get.completed-result",
+    "ext-tasks.get.result-exact",
+];
+
 impl LoadReport {
     fn fail(&mut self, what: String) {
         let kind = what.split(": ").next().unwrap_or_default().to_string();
@@ -205,7 +224,73 @@ impl LoadReport {
         out
     }
 
-    /// The JSON summary.
+    /// The load as a run report, for the report files and `--fail-on` of `run`: a `load`
+    /// scenario with a check per rule a kind of failure names (failed or warned by the rule's
+    /// level), the rules every completed task was judged by as held where nothing broke them,
+    /// and the ttl information. A failure that names no rule (a request unanswered, a fixture
+    /// task that did not complete) judged nothing: it is the scenario's error.
+    /// `receiver`, `transport` and `started` (when the load began) are the report's header.
+    pub fn run_report(
+        &self,
+        profile: Profile,
+        receiver: String,
+        transport: String,
+        started: String,
+    ) -> RunReport {
+        let mut checks = Vec::new();
+        let mut unjudged = Vec::new();
+        for f in &self.failures {
+            let message = format!("{} ({} time(s))", f.example, f.count);
+            match crate::spec::rule(&f.kind) {
+                Some(_) => checks.push(Check::judged(&f.kind, false, message, Vec::new())),
+                None => unjudged.push(message),
+            }
+        }
+        let judged: &[&str] = match profile {
+            Profile::Tasks2025 => &TASK_RULES,
+            Profile::ExtTasks => &EXT_TASK_RULES,
+        };
+        if self.completed > 0 {
+            for rule in judged
+                .iter()
+                .filter(|r| !self.failures.iter().any(|f| f.kind == **r))
+            {
+                let message = format!("held for {} completed task(s)", self.completed);
+                checks.push(Check::judged(rule, true, message, Vec::new()));
+            }
+        }
+        if let Some(long) = &self.long_ttl {
+            let message = format!("a ttl of {LONG_TTL_MS} ms (ten years) {long}");
+            checks.push(Check::with(LIMITS_RULE, Verdict::Info, message));
+        }
+        let error = self.error.clone().or_else(|| match unjudged.is_empty() {
+            true => None,
+            false => Some(unjudged.join("; ")),
+        });
+        RunReport {
+            folded: Default::default(),
+            profile,
+            receiver,
+            transport,
+            started,
+            duration: self.duration,
+            scenarios: vec![ScenarioRun {
+                id: "load".into(),
+                title: format!(
+                    "load: {} task(s) started, {} completed",
+                    self.started, self.completed
+                ),
+                checks,
+                error,
+                server: None,
+                trace: Vec::new(),
+                duration: self.duration,
+            }],
+            cpu: None,
+        }
+    }
+
+    /// The JSON summary of the measurements.
     pub fn json(&self) -> Value {
         let pct = |h: &Histogram| {
             json!({"count": h.count(), "p50Ms": h.percentile(0.5).as_secs_f64() * 1e3,
@@ -300,14 +385,13 @@ impl Run<'_> {
         let Some((answer, created)) = self.create(params).await? else {
             return Ok(());
         };
-        let task = answer
-            .get("task")
-            .cloned()
-            .ok_or("tools/call with a task got no CreateTaskResult")?;
+        let task = answer.get("task").cloned().ok_or(
+            "tasks.create.create-task-result: tools/call with a task got no CreateTaskResult",
+        )?;
         let id = task
             .get("taskId")
             .map(wire::id_text)
-            .ok_or("the CreateTaskResult has no taskId")?;
+            .ok_or("tasks.schema.receiver-messages: the CreateTaskResult has no taskId")?;
         if !self
             .ids
             .lock()
@@ -377,7 +461,7 @@ impl Run<'_> {
         let text = r.pointer("/content/0/text").and_then(Value::as_str);
         if text != Some(format!("slept {ms}").as_str()) {
             return Err(format!(
-                "mismatched result: task {id:?} slept {ms} ms but its result says {text:?}"
+                "tasks.result.exact: task {id:?} slept {ms} ms but its result says {text:?}"
             ));
         }
         self.note(|r| {
