@@ -393,6 +393,18 @@ fn json_reports_validate_against_their_schema() {
         !html.contains("<script src") && !html.contains("<link"),
         "self-contained"
     );
+    // every rule named links to its explanation on the page, as `taskcheck explain` gives it
+    let rule = "tasks.cancel.terminal-rejected";
+    let explain = String::from_utf8(taskcheck(&["explain", rule]).stdout).unwrap();
+    let level = explain.lines().find(|l| l.contains("level:")).unwrap();
+    let anchor = format!("<details id=\"r-{rule}\">");
+    let at = html.find(&anchor).unwrap_or_else(|| panic!("no {anchor}"));
+    assert!(html[at..].contains(level), "the explanation says {level:?}");
+    assert!(html.contains(&format!("<a href=\"#r-{rule}\">{rule}</a>")));
+    for linked in html.split("href=\"#r-").skip(1) {
+        let id = &linked[..linked.find('"').unwrap()];
+        assert!(html.contains(&format!("<details id=\"r-{id}\">")), "{id} has no explanation");
+    }
     let checks: Value =
         serde_json::from_str(&std::fs::read_to_string(path("checks.json")).unwrap()).unwrap();
     let statuses: Vec<&str> = checks

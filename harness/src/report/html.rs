@@ -32,6 +32,11 @@ function reveal(){var e=location.hash&&document.getElementById(location.hash.sli
 if(e&&e.tagName==='DETAILS'){e.open=true;e.scrollIntoView();}}\
 window.addEventListener('hashchange',reveal);reveal();";
 
+/// A rule's id, linked to its explanation at the end of the page.
+fn rule_link(rule: &str) -> String {
+    format!("<a href=\"#r-{0}\">{0}</a>", escape(rule))
+}
+
 fn verdict_cell(v: Verdict) -> String {
     let class = serde_json::to_value(v)
         .ok()
@@ -41,6 +46,31 @@ fn verdict_cell(v: Verdict) -> String {
 }
 
 impl RunReport {
+    /// Every rule the report judged, explained as `taskcheck explain` does (level, sentence,
+    /// spec link, the scenarios that judge it, the faults that break it), each at `#r-<rule>`.
+    fn explanations(&self) -> String {
+        let scenarios: Vec<_> = crate::scenario::builtin()
+            .into_iter()
+            .filter(|s| s.profile == self.profile)
+            .collect();
+        let mut out = String::from("<h2>Rules</h2>\n");
+        for (id, verdict) in self.rule_verdicts() {
+            let text = match spec::rule(&id) {
+                Some(rule) => crate::inspect::explain(rule, &scenarios),
+                None => format!("{id}: not in the catalogue"),
+            };
+            out.push_str(&format!(
+                "<details id=\"r-{}\"><summary><span class=\"v {}\">{}</span> <b>{}</b></summary><pre>{}</pre></details>\n",
+                escape(&id),
+                serde_json::to_value(verdict).unwrap_or_default().as_str().unwrap_or_default(),
+                verdict.label(),
+                escape(&id),
+                escape(&text),
+            ));
+        }
+        out
+    }
+
     /// The HTML report.
     pub fn html(&self, outcome: &Outcome) -> String {
         let mut out = format!(
@@ -68,10 +98,10 @@ impl RunReport {
             for (rule, v) in not_met {
                 let r = spec::rule(&rule);
                 out.push_str(&format!(
-                    "<tr>{}<td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td></tr>\n",
+                    "<tr>{}<td>{} (<a href=\"{}\">spec</a>)</td><td>{}</td><td>{}</td></tr>\n",
                     verdict_cell(v),
+                    rule_link(&rule),
                     r.map(|r| r.link()).unwrap_or_default(),
-                    escape(&rule),
                     r.map(|r| r.level.as_str()).unwrap_or_default(),
                     escape(r.map(|r| r.summary.as_str()).unwrap_or_default()),
                 ));
@@ -107,7 +137,7 @@ impl RunReport {
                     verdict_cell(c.verdict),
                     escape(&s.id),
                     escape(&s.id),
-                    escape(&c.rule),
+                    rule_link(&c.rule),
                     escape(&format!("{}{}", super::terminal::step_prefix(c), c.explained())),
                 ));
             }
@@ -147,7 +177,7 @@ impl RunReport {
                 out.push_str(&format!(
                     "<tr{follows}>{}<td>{}</td><td>{}{compared}</td></tr>\n",
                     verdict_cell(c.verdict),
-                    escape(&c.rule),
+                    rule_link(&c.rule),
                     escape(&format!(
                         "{}{}",
                         super::terminal::step_prefix(c),
@@ -177,6 +207,7 @@ impl RunReport {
             out.push_str(&sequence_svg(&s.trace, &bad));
             out.push_str("\n</details>\n");
         }
+        out.push_str(&self.explanations());
         out.push_str(&format!("<script>{SCRIPT}</script>\n</body></html>\n"));
         out
     }
