@@ -63,17 +63,11 @@ fn explore_reports_like_run_and_fails_on_a_should_only_under_fail_on_should() {
     // a SHOULD broken: reported as a warning, a failure of the run only under --fail-on should
     let faulty = reference(&["timestamps-without-offset"]);
     let found = temp_path("explore-should.json");
-    let args = [
-        "--seed",
-        "1",
-        "--cases",
-        "5",
-        "--shrink-runs",
-        "5",
-        "--report-json",
-        found.to_str().unwrap(),
-    ];
-    let (code, out) = explore(&faulty, &args);
+    let few = ["--seed", "1", "--cases", "5", "--shrink-runs", "5"];
+    let (code, out) = explore(
+        &faulty,
+        &[&few[..], &["--report-json", found.to_str().unwrap()]].concat(),
+    );
     assert_eq!(code, 0, "{out}");
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&found).unwrap()).unwrap();
@@ -82,19 +76,7 @@ fn explore_reports_like_run_and_fails_on_a_should_only_under_fail_on_should() {
         ["tasks.ttl.timestamps-rfc3339"],
         "{out}"
     );
-    let (code, out) = explore(
-        &faulty,
-        &[
-            "--seed",
-            "1",
-            "--cases",
-            "5",
-            "--shrink-runs",
-            "5",
-            "--fail-on",
-            "should",
-        ],
-    );
+    let (code, out) = explore(&faulty, &[&few[..], &["--fail-on", "should"]].concat());
     assert_eq!(code, 1, "{out}");
 }
 

@@ -403,7 +403,10 @@ fn json_reports_validate_against_their_schema() {
     assert!(html.contains(&format!("<a href=\"#r-{rule}\">{rule}</a>")));
     for linked in html.split("href=\"#r-").skip(1) {
         let id = &linked[..linked.find('"').unwrap()];
-        assert!(html.contains(&format!("<details id=\"r-{id}\">")), "{id} has no explanation");
+        assert!(
+            html.contains(&format!("<details id=\"r-{id}\">")),
+            "{id} has no explanation"
+        );
     }
     let checks: Value =
         serde_json::from_str(&std::fs::read_to_string(path("checks.json")).unwrap()).unwrap();

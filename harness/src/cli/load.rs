@@ -5,9 +5,9 @@ use super::output::conclude;
 use super::parse_profile;
 use super::target::profile_for;
 use mcp_taskcheck::profile::Profile;
+use mcp_taskcheck::report::Origin;
 use mcp_taskcheck::runner::Limits;
-use mcp_taskcheck::transport::Connect;
-use mcp_taskcheck::{exit, load, suite};
+use mcp_taskcheck::{exit, load};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -59,11 +59,10 @@ pub async fn run(args: LoadArgs) -> i32 {
         poll: opts.timeout,
         scale: 1.0,
     };
-    let started = suite::now();
-    let (report, receiver, transport) = with_target!(&args.target, limits.scale, |c| {
+    let (report, origin) = with_target!(&args.target, limits.scale, |c| {
+        let origin = Origin::of(&c);
         opts.profile = profile_for(&c, args.profile, &limits).await;
-        let report = load::run_load(&c, &opts).await;
-        (report, c.describe(), c.transport().to_string())
+        (load::run_load(&c, &opts).await, origin)
     });
     print!("{}", report.table());
     if let Some(path) = &args.summary_json {
@@ -73,6 +72,6 @@ pub async fn run(args: LoadArgs) -> i32 {
             return exit::HARNESS;
         }
     }
-    let judged = report.run_report(opts.profile, receiver, transport, started);
+    let judged = report.run_report(opts.profile, &origin);
     conclude(&judged, &args.reports, report.error.is_some())
 }

@@ -8,7 +8,7 @@ pub mod ops;
 
 use crate::monitor::has_capability;
 use crate::profile::Profile;
-use crate::report::RunReport;
+use crate::report::{Origin, RunReport};
 use crate::runner::{probe, run_scenario, Config, ScenarioRun};
 use crate::scenario::{self, Scenario};
 use crate::session::ServerInfo;
@@ -64,10 +64,8 @@ pub struct Unreproduced {
 /// What an exploration found.
 #[derive(Debug, Clone, Default)]
 pub struct Exploration {
-    /// The receiver as the command line gave it, and its transport.
-    pub receiver: String,
-    pub transport: String,
-    pub started: String,
+    /// The receiver explored, and when.
+    pub origin: Origin,
     pub elapsed: std::time::Duration,
     pub cases_run: usize,
     pub steps_run: usize,
@@ -133,9 +131,7 @@ pub async fn probe_offer<C: Connect>(
 pub async fn explore<C: Connect>(connector: &C, config: &Config, options: &Options) -> Exploration {
     let start = std::time::Instant::now();
     let mut found = Exploration {
-        receiver: connector.describe(),
-        transport: connector.transport().to_string(),
-        started: crate::suite::now(),
+        origin: Origin::of(connector),
         ..Exploration::default()
     };
     search(connector, config, options, &mut found).await;
@@ -300,15 +296,7 @@ impl Exploration {
     /// failure (`explore/seed-N`) and every unreproduced one (`explore/once-seed-N`) the check
     /// that broke a rule.
     pub fn report(&self, profile: Profile) -> RunReport {
-        let run = |id: String, title: String, checks: Vec<Check>| ScenarioRun {
-            id,
-            title,
-            checks,
-            error: None,
-            server: None,
-            trace: Vec::new(),
-            duration: std::time::Duration::ZERO,
-        };
+        let run = ScenarioRun::of_checks;
         let mut scenarios = Vec::new();
         if !self.held.is_empty() {
             let checks = self
@@ -367,16 +355,7 @@ impl Exploration {
                 ..run("explore".into(), "explore".into(), Vec::new())
             });
         }
-        RunReport {
-            folded: Default::default(),
-            profile,
-            receiver: self.receiver.clone(),
-            transport: self.transport.clone(),
-            started: self.started.clone(),
-            duration: self.elapsed,
-            scenarios,
-            cpu: None,
-        }
+        RunReport::of_findings(profile, &self.origin, self.elapsed, scenarios)
     }
 
     /// The human summary `taskcheck explore` prints.

@@ -8,7 +8,7 @@ pub mod inputs;
 use crate::explore::{probe_offer, seeded_rng};
 use crate::monitor::has_capability;
 use crate::profile::Profile;
-use crate::report::RunReport;
+use crate::report::{Origin, RunReport};
 use crate::runner::{Config, ScenarioRun};
 use crate::scenario::ReceiverKind;
 use crate::session::{RequestError, Session};
@@ -108,12 +108,8 @@ pub struct WireFuzz {
     /// Per class and rule: the worst check of any case, what the report shows.
     pub judged: BTreeMap<(Class, String), Judged>,
     pub elapsed: Duration,
-    /// The `--stdio COMMAND` or `--url URL` a replay needs.
-    pub receiver: String,
-    /// `stdio` or `http`.
-    pub transport: String,
-    /// When the run began (RFC 3339).
-    pub started: String,
+    /// The receiver fuzzed, and when.
+    pub origin: Origin,
     /// The receiver could not be probed or reached, or a case could not be saved.
     pub error: Option<String>,
 }
@@ -395,16 +391,7 @@ fn save(dir: &Path, case: &SavedCase) -> Result<PathBuf, String> {
 pub async fn fuzz<C: Connect>(connector: &C, config: &Config, options: &Options) -> WireFuzz {
     let start = Instant::now();
     let mut found = WireFuzz {
-        receiver: format!(
-            "--{} '{}'",
-            match connector.transport() {
-                "http" => "url",
-                t => t,
-            },
-            connector.describe()
-        ),
-        transport: connector.transport().to_string(),
-        started: crate::suite::now(),
+        origin: Origin::of(connector),
         ..WireFuzz::default()
     };
     let (info, offer) = match probe_offer(connector, config, options.profile).await {
@@ -536,27 +523,14 @@ impl WireFuzz {
                         ..j.worst.clone()
                     })
                     .collect();
-                ScenarioRun {
-                    id: format!("fuzz-wire/{}", class.name()),
-                    title: format!("fuzz-wire: {} ({cases} case(s))", class.name()),
+                ScenarioRun::of_checks(
+                    format!("fuzz-wire/{}", class.name()),
+                    format!("fuzz-wire: {} ({cases} case(s))", class.name()),
                     checks,
-                    error: None,
-                    server: None,
-                    trace: Vec::new(),
-                    duration: Duration::ZERO,
-                }
+                )
             })
             .collect();
-        RunReport {
-            folded: Default::default(),
-            profile,
-            receiver: self.receiver.clone(),
-            transport: self.transport.clone(),
-            started: self.started.clone(),
-            duration: self.elapsed,
-            scenarios,
-            cpu: None,
-        }
+        RunReport::of_findings(profile, &self.origin, self.elapsed, scenarios)
     }
 
     /// The human summary `taskcheck fuzz-wire` prints.
@@ -601,9 +575,13 @@ impl WireFuzz {
             }
             if let Some(p) = &f.saved {
                 out += &format!(
-                    "  saved {}; replay: taskcheck fuzz-wire {} --replay {}\n",
+                    "  saved {}; replay: taskcheck fuzz-wire --{} '{}' --replay {}\n",
                     p.display(),
-                    self.receiver,
+                    match self.origin.transport.as_str() {
+                        "http" => "url",
+                        t => t,
+                    },
+                    self.origin.receiver,
                     p.display()
                 );
             }

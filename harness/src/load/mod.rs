@@ -13,7 +13,7 @@ mod ext;
 
 use crate::model::{Model, Observation, Source};
 use crate::profile::Profile;
-use crate::report::RunReport;
+use crate::report::{Origin, RunReport};
 use crate::runner::ScenarioRun;
 use crate::session::{Reply, Session};
 use crate::trace::Trace;
@@ -229,14 +229,8 @@ impl LoadReport {
     /// level), the rules every completed task was judged by as held where nothing broke them,
     /// and the ttl information. A failure that names no rule (a request unanswered, a fixture
     /// task that did not complete) judged nothing: it is the scenario's error.
-    /// `receiver`, `transport` and `started` (when the load began) are the report's header.
-    pub fn run_report(
-        &self,
-        profile: Profile,
-        receiver: String,
-        transport: String,
-        started: String,
-    ) -> RunReport {
+    /// `origin`: the receiver loaded, from when the load began.
+    pub fn run_report(&self, profile: Profile, origin: &Origin) -> RunReport {
         let mut checks = Vec::new();
         let mut unjudged = Vec::new();
         for f in &self.failures {
@@ -267,27 +261,16 @@ impl LoadReport {
             true => None,
             false => Some(unjudged.join("; ")),
         });
-        RunReport {
-            folded: Default::default(),
-            profile,
-            receiver,
-            transport,
-            started,
+        let title = format!(
+            "load: {} task(s) started, {} completed",
+            self.started, self.completed
+        );
+        let run = ScenarioRun {
+            error,
             duration: self.duration,
-            scenarios: vec![ScenarioRun {
-                id: "load".into(),
-                title: format!(
-                    "load: {} task(s) started, {} completed",
-                    self.started, self.completed
-                ),
-                checks,
-                error,
-                server: None,
-                trace: Vec::new(),
-                duration: self.duration,
-            }],
-            cpu: None,
-        }
+            ..ScenarioRun::of_checks("load".into(), title, checks)
+        };
+        RunReport::of_findings(profile, origin, self.duration, vec![run])
     }
 
     /// The JSON summary of the measurements.

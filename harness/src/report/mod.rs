@@ -87,7 +87,49 @@ impl Outcome {
     }
 }
 
+/// Whom a command's findings are about and when it began: a report's header.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    /// The receiver's command or URL.
+    pub receiver: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// When the command began (RFC 3339).
+    pub started: String,
+}
+
+impl Origin {
+    /// The receiver a connector reaches, from now.
+    pub fn of<C: crate::transport::Connect>(connector: &C) -> Origin {
+        Origin {
+            receiver: connector.describe(),
+            transport: connector.transport().to_string(),
+            started: crate::suite::now(),
+        }
+    }
+}
+
 impl RunReport {
+    /// The report of a command that judges its own cases (`explore`, `fuzz-wire`, `load`):
+    /// no folded sessions and no CPU figure.
+    pub fn of_findings(
+        profile: Profile,
+        origin: &Origin,
+        duration: Duration,
+        scenarios: Vec<ScenarioRun>,
+    ) -> RunReport {
+        RunReport {
+            folded: Default::default(),
+            profile,
+            receiver: origin.receiver.clone(),
+            transport: origin.transport.clone(),
+            started: origin.started.clone(),
+            duration,
+            scenarios,
+            cpu: None,
+        }
+    }
+
     /// Every check's rule and verdict, listed and folded, with how many times it was given.
     fn verdicts(&self) -> impl Iterator<Item = (&str, Verdict, usize)> {
         let listed = self.scenarios.iter().flat_map(|s| s.checks.iter());

@@ -105,6 +105,22 @@ pub struct ScenarioRun {
     pub duration: Duration,
 }
 
+impl ScenarioRun {
+    /// A run that is only its checks, with no session behind it (what `explore`, `fuzz-wire`
+    /// and `load` report of their own cases).
+    pub fn of_checks(id: String, title: String, checks: Vec<Check>) -> ScenarioRun {
+        ScenarioRun {
+            id,
+            title,
+            checks,
+            error: None,
+            server: None,
+            trace: Vec::new(),
+            duration: Duration::ZERO,
+        }
+    }
+}
+
 /// Why steps stopped early.
 enum Stop {
     /// A step without a rule failed: the remaining rules are untestable.
