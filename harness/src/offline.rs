@@ -329,13 +329,15 @@ fn nonblank_lines<'a>(
 /// `list` sessions to end are listed, and after them only a few examples of each rule not met;
 /// the rest are counted (`Folded`). A judged session keeps only the messages its checks name
 /// unless `keep_traces`. So a trace of any size is judged in the memory of a few sessions and a
-/// bounded report. A bad line is an error naming it.
+/// bounded report. `only`, when given, names the sessions judged; the others are skipped. A
+/// bad line is an error naming it.
 pub fn check_file(
     path: &Path,
     official: Option<&SchemaSet>,
     library: &[Scenario],
     keep_traces: bool,
     list: usize,
+    only: Option<&HashSet<String>>,
 ) -> Result<RunReport, String> {
     let file = path.display().to_string();
     // first pass: where each session ends (the scenario field alone is read)
@@ -409,6 +411,9 @@ pub fn check_file(
         for line in nonblank_lines(path, &file)? {
             let (i, line) = line?;
             let name = session_of(&line).ok_or_else(|| entry_error(&line, &file, i))?;
+            if only.is_some_and(|o| !o.contains(&name)) {
+                continue;
+            }
             sessions.of(&name).push(i, &line);
             if last.get(&name) == Some(&i) {
                 send(sessions.take(&name).expect("the session was just added to"))?;
@@ -557,8 +562,8 @@ mod tests {
             std::env::temp_dir().join(format!("taskcheck-offline-{}.jsonl", std::process::id()));
         std::fs::write(&path, &text).unwrap();
         let whole = judge(read_trace(&text, "t").unwrap(), None, &[], "t");
-        let kept = check_file(&path, None, &[], true, usize::MAX).unwrap();
-        let lean = check_file(&path, None, &[], false, usize::MAX).unwrap();
+        let kept = check_file(&path, None, &[], true, usize::MAX, None).unwrap();
+        let lean = check_file(&path, None, &[], false, usize::MAX, None).unwrap();
         std::fs::remove_file(&path).unwrap();
         let verdicts = |r: &RunReport| {
             r.scenarios

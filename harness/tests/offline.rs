@@ -87,6 +87,41 @@ fn offline_verdicts_equal_live_ones_for_every_fault_the_monitors_see() {
 }
 
 #[test]
+fn check_judges_only_the_sessions_a_selection_picks() {
+    let trace = temp_path("offline-select.jsonl");
+    let mut args = vec!["--trace", trace.to_str().unwrap()];
+    for id in ["create-poll-result", "cancel-terminal", "unknown-task-id"] {
+        args.extend(["--scenario", id]);
+    }
+    let (code, out, _) = run(&reference(&[]), &args, "offline-select-live");
+    assert_eq!(code, 0, "{out}");
+    let report = temp_path("offline-select.json");
+    // the exit code of `check` and the sessions its report lists
+    let check = |select: &[&str]| -> (Option<i32>, Vec<String>) {
+        let _ = std::fs::remove_file(&report);
+        let mut args = vec!["check", trace.to_str().unwrap()];
+        args.extend(["--report-json", report.to_str().unwrap()]);
+        args.extend_from_slice(select);
+        let code = taskcheck(&args).status.code();
+        let doc: Value = std::fs::read_to_string(&report)
+            .map(|t| serde_json::from_str(&t).unwrap())
+            .unwrap_or(Value::Null);
+        let ids = doc["scenarios"].as_array().into_iter().flatten();
+        (
+            code,
+            ids.map(|s| s["id"].as_str().unwrap().to_string()).collect(),
+        )
+    };
+    assert_eq!(check(&[]).1.len(), 3);
+    // the same meaning as run's: an id, a rule judged, a tag
+    let one = check(&["--scenario", "create-poll-result"]);
+    assert_eq!(one, (Some(0), vec!["create-poll-result".to_string()]));
+    let by_rule = check(&["--rule", "tasks.errors.unknown-task-id"]);
+    assert_eq!(by_rule, (Some(0), vec!["unknown-task-id".to_string()]));
+    assert_eq!(check(&["--scenario", "no-such-scenario"]).0, Some(2));
+}
+
+#[test]
 fn a_broken_trace_line_is_a_usage_error_naming_it() {
     let dir = scenario_dir(
         "offline-broken",

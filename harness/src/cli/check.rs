@@ -1,10 +1,11 @@
 //! `taskcheck check`: a recorded trace judged offline.
 
-use super::args::{LibraryArgs, ReportArgs};
+use super::args::{LibraryArgs, ReportArgs, SelectArgs};
 use super::output::emit;
-use super::{baseline, library, usage_error};
+use super::{baseline, library, selected, usage_error};
 use mcp_taskcheck::offline;
 use mcp_taskcheck::schema::SchemaSet;
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 /// What `check` takes.
@@ -25,6 +26,10 @@ pub struct CheckArgs {
     pub reports: ReportArgs,
     #[command(flatten)]
     pub library: LibraryArgs,
+    /// Judge only the sessions recorded of the scenarios these pick (by default every session,
+    /// whatever its name).
+    #[command(flatten)]
+    pub select: SelectArgs,
 }
 
 /// Judges the trace and reports.
@@ -35,7 +40,11 @@ pub fn run(args: CheckArgs) -> i32 {
         fold_after,
         reports,
         library: lib,
+        select,
     } = args;
+    let chosen = !(select.only.is_empty() && select.rules.is_empty() && select.tags.is_empty());
+    let only: Option<HashSet<String>> =
+        chosen.then(|| selected(&lib, &select).into_iter().map(|s| s.id).collect());
     let official = (!schema.is_empty())
         .then(|| SchemaSet::load_all(&schema).unwrap_or_else(|e| usage_error(e)));
     // only the HTML report draws whole sessions; the others need what checks name
@@ -46,6 +55,7 @@ pub fn run(args: CheckArgs) -> i32 {
         &library(&lib),
         keep_traces,
         fold_after,
+        only.as_ref(),
     )
     .unwrap_or_else(|e| usage_error(e));
     let baseline = baseline(&reports, &lib);
