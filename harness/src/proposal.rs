@@ -4,7 +4,7 @@
 //! the fixture's), since a tool mapped to a role it does not play would make the role's checks
 //! accuse a correct server; the user confirms before anything is written.
 
-use crate::fixtures::{Fixture, FixtureMap, Mapping, FIXTURES};
+use crate::fixtures::{Fixture, Mapping, FIXTURES};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -84,11 +84,7 @@ fn arguments(tool: &Value, role: &str) -> Result<Value, String> {
         .pointer("/inputSchema/properties")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    let required: Vec<&str> = tool
-        .pointer("/inputSchema/required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = required(tool);
     let mut args = Map::new();
     for (name, schema) in properties {
         let already = |v: &str| args.values().any(|a| a == v);
@@ -138,7 +134,6 @@ pub fn propose(tools: &[Value], negotiates: bool) -> BTreeMap<&'static str, Choi
             .unwrap_or_default()
             .to_string()
     };
-    let names: Vec<String> = tools.iter().map(name).collect();
     let own = |t: &Value| FIXTURES.iter().any(|f| f.name == name(t));
     FIXTURES
         .iter()
@@ -173,7 +168,7 @@ pub fn propose(tools: &[Value], negotiates: bool) -> BTreeMap<&'static str, Choi
                 .map(|s| format!("taskSupport {s:?}"))
                 .unwrap_or_else(|| "no `execution`".into());
             let why = match why.is_empty() {
-                true if names.is_empty() => "the server lists no tools".to_string(),
+                true if tools.is_empty() => "the server lists no tools".to_string(),
                 true => format!("no tool's name or description says it does this, with {wanted}"),
                 false => why.join("; "),
             };
@@ -182,16 +177,25 @@ pub fn propose(tools: &[Value], negotiates: bool) -> BTreeMap<&'static str, Choi
         .collect()
 }
 
-/// The fixture map a proposal amounts to.
-pub fn fixture_map(proposal: &BTreeMap<&'static str, Choice>) -> FixtureMap {
-    let mapped = proposal
+/// The roles a proposal maps to one of the server's tools, with their mapping.
+pub fn mapped<'a>(
+    proposal: &'a BTreeMap<&'static str, Choice>,
+) -> Vec<(&'static str, &'a Mapping)> {
+    proposal
         .iter()
         .filter_map(|(role, c)| match c {
-            Choice::Mapped(m) => Some((role.to_string(), m.clone())),
+            Choice::Mapped(m) => Some((*role, m)),
             _ => None,
         })
-        .collect();
-    FixtureMap::checked(mapped, "", "").unwrap_or_default()
+        .collect()
+}
+
+/// The properties a tool's input schema requires.
+pub fn required(tool: &Value) -> Vec<&str> {
+    tool.pointer("/inputSchema/required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -288,7 +292,19 @@ mod tests {
             p["forbidden_echo"]
         );
         assert!(matches!(p["protocol_error"], Choice::Unplayed(_)));
-        assert_eq!(fixture_map(&p).tool_name("required_sleep"), "slow_report");
+        let roles: Vec<&str> = super::mapped(&p)
+            .into_iter()
+            .map(|(role, _)| role)
+            .collect();
+        assert_eq!(
+            roles,
+            [
+                "elicit_input",
+                "progress_sleep",
+                "required_sleep",
+                "sync_echo"
+            ]
+        );
     }
 
     #[test]

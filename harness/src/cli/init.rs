@@ -119,13 +119,7 @@ pub async fn run(args: InitArgs) -> i32 {
             left.join(", ")
         ),
     }
-    let roles: Vec<(&str, &mcp_taskcheck::fixtures::Mapping)> = proposal
-        .iter()
-        .filter_map(|(role, c)| match c {
-            Choice::Mapped(m) => Some((*role, m)),
-            _ => None,
-        })
-        .collect();
+    let roles = proposal::mapped(&proposal);
     let texts = [
         project::render(&receiver, profile, &roles),
         project::workflow(&receiver),
@@ -158,11 +152,7 @@ fn tool_table(tools: &[Value]) -> String {
             .pointer("/execution/taskSupport")
             .and_then(Value::as_str)
             .unwrap_or("(none)");
-        let required: Vec<&str> = tool
-            .pointer("/inputSchema/required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = proposal::required(tool);
         let arguments: Vec<String> = tool
             .pointer("/inputSchema/properties")
             .and_then(Value::as_object)
