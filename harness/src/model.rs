@@ -4,7 +4,7 @@
 //! observations prove. Orderings are judged causally: an observation B is "after" an
 //! observation A only when B answers a request sent after A was received.
 
-use crate::timestamp::{self, Profile, Stamp};
+use crate::timestamp::{self, Notation, Stamp};
 use serde_json::Value;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -228,10 +228,10 @@ impl Model {
             if let Ok(s) = stamp {
                 judge(
                     RFC3339_RULE,
-                    s.profile == Profile::Rfc3339,
-                    match s.profile {
-                        Profile::Rfc3339 => format!("{field} is RFC 3339"),
-                        Profile::Iso8601 => format!(
+                    s.notation == Notation::Rfc3339,
+                    match s.notation {
+                        Notation::Rfc3339 => format!("{field} is RFC 3339"),
+                        Notation::Iso8601 => format!(
                             "{field} {} is ISO 8601 but not the RFC 3339 profile the spec links: requestors parsing RFC 3339 cannot read it",
                             obs.task[field]
                         ),

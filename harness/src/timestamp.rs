@@ -7,7 +7,7 @@ use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 
 /// How a timestamp is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Profile {
+pub enum Notation {
     /// RFC 3339 section 5, the profile the spec links: date, time and offset, extended format.
     Rfc3339,
     /// Valid ISO 8601 but not RFC 3339 (basic format, no offset, no seconds, ...).
@@ -22,7 +22,7 @@ pub struct Stamp {
     pub at: OffsetDateTime,
     /// Digits of fractional seconds written (0: whole seconds, 3: milliseconds, ...).
     pub digits: u8,
-    pub profile: Profile,
+    pub notation: Notation,
 }
 
 /// Parses an ISO 8601 timestamp; the error says why the text is none.
@@ -32,7 +32,7 @@ pub fn parse(text: &str) -> Result<Stamp, String> {
         return Ok(Stamp {
             at,
             digits,
-            profile: Profile::Rfc3339,
+            notation: Notation::Rfc3339,
         });
     }
     let at = OffsetDateTime::parse(text, &Iso8601::DEFAULT)
@@ -44,7 +44,7 @@ pub fn parse(text: &str) -> Result<Stamp, String> {
     Ok(Stamp {
         at,
         digits,
-        profile: Profile::Iso8601,
+        notation: Notation::Iso8601,
     })
 }
 
@@ -73,6 +73,13 @@ fn truncated(at: OffsetDateTime, digits: u8) -> i128 {
     at.unix_timestamp_nanos().div_euclid(unit)
 }
 
+/// The time now, as reports give it (RFC 3339, UTC).
+pub fn now() -> String {
+    OffsetDateTime::now_utc()
+        .format(&Rfc3339)
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,9 +87,9 @@ mod tests {
     #[test]
     fn iso_8601_forms_parse_and_rfc_3339_is_told_apart() {
         let rfc = parse("2025-11-25T10:30:00.123Z").unwrap();
-        assert_eq!((rfc.profile, rfc.digits), (Profile::Rfc3339, 3));
+        assert_eq!((rfc.notation, rfc.digits), (Notation::Rfc3339, 3));
         let plus = parse("2025-11-25T10:30:00.123+00:00").unwrap();
-        assert_eq!(plus.profile, Profile::Rfc3339);
+        assert_eq!(plus.notation, Notation::Rfc3339);
         assert_eq!(
             rfc.compare(&plus),
             Ordering::Equal,
@@ -95,7 +102,7 @@ mod tests {
             "2025-11-25T10:30:00,5Z",
         ] {
             let s = parse(iso).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(s.profile, Profile::Iso8601, "{iso}");
+            assert_eq!(s.notation, Notation::Iso8601, "{iso}");
         }
         for bad in ["yesterday", "1764000000000", "", "2025-13-45T99:00:00Z"] {
             assert!(parse(bad).is_err(), "{bad}");
