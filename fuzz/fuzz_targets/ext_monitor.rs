@@ -1,4 +1,4 @@
-//! Arbitrary conversations of the Tasks extension through its monitors (`profile::ext_tasks`).
+//! Arbitrary conversations of the Tasks extension through its monitors (`designs::ext_tasks`).
 //! No panic; verdicts are deterministic; and `ext-tasks.lifecycle.transitions` fails exactly
 //! when a Task asked for after a terminal status of the same task arrived shows another status.
 #![no_main]
@@ -6,7 +6,7 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use mcp_taskcheck::monitor::Context;
-use mcp_taskcheck::profile::ext_tasks::monitor::judge;
+use mcp_taskcheck::designs::ext_tasks::monitor::judge;
 use mcp_taskcheck::trace::{Direction, Entry};
 use mcp_taskcheck::verdict::Verdict;
 use serde_json::{json, Value};

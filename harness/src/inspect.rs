@@ -1,9 +1,9 @@
 //! Text for `list`, `explain` and the fault listing: what the catalogue, scenarios and faults hold.
 
+use crate::designs::Profile;
 use crate::fuzzwire::FUZZ_WIRE_RULES;
 use crate::monitor::CONDUCT_RULES;
-use crate::profile::{ext_tasks, Profile};
-use crate::reference::faults::{client_faults, FaultInfo, FAULTS};
+use crate::reference::faults::{client_faults, list_of};
 use crate::scenario::{ReceiverKind, Scenario};
 use crate::spec::{self, Rule};
 
@@ -43,12 +43,8 @@ pub fn coverage(scenarios: &[Scenario], profile: Profile) -> (String, bool) {
         "rule", "level", "status", "checks"
     );
     let mut defects = Vec::new();
-    let count = |s: spec::Status| {
-        spec::catalogue_of(profile)
-            .filter(|r| r.status == s)
-            .count()
-    };
-    for r in spec::catalogue_of(profile) {
+    let count = |s: spec::Status| profile.rules().filter(|r| r.status == s).count();
+    for r in profile.rules() {
         let checks = checks_of(&r.id, scenarios);
         let faults = faults_of(&r.id);
         if r.status == spec::Status::Checked && (checks.is_empty() || faults.is_empty()) {
@@ -82,8 +78,7 @@ pub fn coverage(scenarios: &[Scenario], profile: Profile) -> (String, bool) {
             defects.join(", ")
         ));
     }
-    // client receivers exist in the 2025-11-25 design only
-    if profile == Profile::ExtTasks {
+    if !profile.has_client_receivers() {
         return (out, defects.is_empty());
     }
     let (client, client_defects) = client_coverage(scenarios);
@@ -143,9 +138,9 @@ pub fn client_faults_of(rule: &str) -> Vec<&'static str> {
 
 /// Faults that make a rule fail.
 pub fn faults_of(rule: &str) -> Vec<&'static str> {
-    FAULTS
+    Profile::ALL
         .iter()
-        .chain(ext_tasks::faults::FAULTS)
+        .flat_map(|p| p.faults())
         .filter(|f| f.rules.contains(&rule))
         .map(|f| f.name)
         .collect()
@@ -159,9 +154,9 @@ pub fn list(scenarios: &[Scenario], profile: Profile) -> String {
     }
     out.push_str(&format!(
         "\n{} rule(s) of the {profile} profile:\n",
-        spec::catalogue_of(profile).count()
+        profile.rules().count()
     ));
-    for r in spec::catalogue_of(profile) {
+    for r in profile.rules() {
         out.push_str(&format!(
             "  {:<52} {:<10} {:<10} {}\n",
             r.id,
@@ -178,7 +173,7 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
     let mut out =
         format!(
         "{}\n  level:    {}\n  actor:    {:?}\n  status:   {:?}\n  section:  {}\n  summary:  {}\n",
-        rule.id, rule.level.as_str(), rule.actor, rule.status, rule.link(), rule.summary
+        rule.id, rule.level.as_str(), rule.actor, rule.status, Profile::link(rule), rule.summary
     );
     if let Some(d) = &rule.derived_from {
         out.push_str(&format!(
@@ -224,25 +219,9 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
     out
 }
 
-/// `taskcheck reference --list-faults`: the reference receiver's faults.
-pub fn fault_list() -> String {
-    list_of(FAULTS.iter())
-}
-
-/// The extension's reference receiver's faults, one line each.
-pub fn ext_fault_list() -> String {
-    list_of(ext_tasks::faults::FAULTS.iter())
-}
-
 /// The reference client's faults, one line each: name, first rule, what it does.
 pub fn client_fault_list() -> String {
     list_of(client_faults().into_iter())
-}
-
-fn list_of<'a>(faults: impl Iterator<Item = &'a FaultInfo>) -> String {
-    faults
-        .map(|f| format!("{:<40} {:<48} {}\n", f.name, f.rules[0], f.description))
-        .collect()
 }
 
 /// Before a run with `--fixtures`: which tool plays each fixture role, which roles no tool

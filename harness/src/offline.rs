@@ -5,8 +5,8 @@
 //! one that opens with server/discover, or whose requests carry the per-request protocol
 //! version of the extension's revision, is judged as the Tasks extension.
 
+use crate::designs::Profile;
 use crate::monitor;
-use crate::profile::{ext_tasks, Profile};
 use crate::report::{Folded, RunReport};
 use crate::runner::{roots, ScenarioRun};
 use crate::scenario::Scenario;
@@ -42,32 +42,28 @@ fn request_of(e: &Entry) -> Option<(&str, &Value)> {
     ))
 }
 
-/// The profile a recorded session speaks.
+/// The profile a recorded session speaks: the newest design whose requests it carries, else
+/// the default.
 fn profile_of(entries: &[Entry]) -> Profile {
-    let modern = entries
+    let newest = |(method, params): (&str, &Value)| {
+        Profile::ALL
+            .iter()
+            .rposition(|p| p.marks_trace(method, params))
+    };
+    entries
         .iter()
         .filter(|e| e.dir == Direction::Out)
         .filter_map(request_of)
-        .any(|(method, params)| {
-            method == "server/discover"
-                || params
-                    .get("_meta")
-                    .and_then(|m| m.get(ext_tasks::META_VERSION))
-                    .is_some_and(|v| v == ext_tasks::PROTOCOL_VERSION)
-        });
-    match modern {
-        true => Profile::ExtTasks,
-        false => Profile::Tasks2025,
-    }
+        .filter_map(newest)
+        .max()
+        .map(|i| Profile::ALL[i])
+        .unwrap_or_default()
 }
 
 /// What the receiver declared in the first initialize (server/discover for the extension)
 /// exchange of a session: in its result, or, for a client receiver, in its initialize request.
 fn server_info(entries: &[Entry], profile: Profile) -> Option<ServerInfo> {
-    let opener = match profile {
-        Profile::Tasks2025 => "initialize",
-        Profile::ExtTasks => "server/discover",
-    };
+    let opener = profile.opening_method();
     let client = entries
         .iter()
         .filter(|e| e.dir == Direction::In)
@@ -88,10 +84,7 @@ fn server_info(entries: &[Entry], profile: Profile) -> Option<ServerInfo> {
         .filter_map(|e| e.message.as_ref())
         .find(|m| m.get("method").is_none() && m.get("id") == Some(init_id))
         .and_then(|m| m.get("result"))
-        .map(|r| match profile {
-            Profile::Tasks2025 => ServerInfo::from_result(r),
-            Profile::ExtTasks => ext_tasks::discovered(r),
-        })
+        .map(|r| profile.declared(r))
 }
 
 /// What judging a session needs besides its entries.

@@ -3,8 +3,8 @@
 //! directory (or `--config FILE`); a flag given on the command line wins over the file.
 //! `taskcheck init` writes it.
 
+use crate::designs::Profile;
 use crate::fixtures::{FixtureMap, Mapping};
-use crate::profile::Profile;
 use crate::report::FailOn;
 use crate::yaml::{self, line_of_key};
 use clap::ValueEnum;
@@ -248,7 +248,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.stdio.as_deref(), Some("python3 server.py"));
-        assert_eq!(p.profile, Some(Profile::Tasks2025));
+        assert_eq!(p.profile, Some(crate::designs::TASKS_2025));
         assert_eq!(p.fail_on, Some(FailOn::Should));
         assert_eq!(p.timeout_scale, Some(2.0));
         assert_eq!(p.fixtures.tool_name("optional_sleep"), "slow_job");
@@ -271,12 +271,12 @@ mod tests {
         };
         let text = render(
             &receiver,
-            Profile::ExtTasks,
+            crate::designs::EXT_TASKS,
             &[("optional_sleep", &mapping)],
         );
         let p = Project::parse(&text, Path::new("taskcheck.yaml")).unwrap();
         assert_eq!(p.url_from.as_deref(), Some(receiver.value));
-        assert_eq!(p.profile, Some(Profile::ExtTasks));
+        assert_eq!(p.profile, Some(crate::designs::EXT_TASKS));
         assert_eq!(
             p.fixtures,
             FixtureMap::checked([("optional_sleep".to_string(), mapping)].into(), "", "").unwrap()

@@ -10,7 +10,6 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
-use time::format_description::well_known::Rfc3339;
 use tokio::sync::Semaphore;
 
 /// Runs every scenario, at most `jobs` at a time, each on a fresh connection.
@@ -24,7 +23,7 @@ pub async fn run_all<C: Connect + 'static>(
     jobs: usize,
     on_done: OnDone,
 ) -> RunReport {
-    let started = now();
+    let started = crate::timestamp::now();
     let start = Instant::now();
     let cpu_start = own_cpu();
     let gate = Arc::new(Semaphore::new(jobs.max(1)));
@@ -149,11 +148,4 @@ pub fn write_trace(path: &Path, report: &RunReport) -> std::io::Result<()> {
         })
         .collect();
     trace::write_jsonl(path, &all)
-}
-
-/// The time now, as reports give it (RFC 3339, UTC).
-pub fn now() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&Rfc3339)
-        .unwrap_or_default()
 }

@@ -1,7 +1,7 @@
 //! Catalogue coverage: every checked rule has a check and a fault; every fault targets a checked rule.
 
+use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::inspect::{checks_of, faults_of};
-use mcp_taskcheck::profile::Profile;
 use mcp_taskcheck::reference::faults::FAULTS;
 use mcp_taskcheck::scenario;
 use mcp_taskcheck::spec::{self, Status};
@@ -56,8 +56,8 @@ fn faults_and_scenarios_only_name_checked_or_info_rules() {
 #[test]
 fn no_testable_rule_is_left_pending() {
     let pending: Vec<&str> = Profile::ALL
-        .into_iter()
-        .flat_map(spec::catalogue_of)
+        .iter()
+        .flat_map(|p| p.rules())
         .filter(|r| r.status == Status::Pending)
         .map(|r| r.id.as_str())
         .collect();
@@ -97,7 +97,8 @@ fn the_coverage_command_reports_every_testable_rule_checked() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    let checked = spec::catalogue_of(Profile::Tasks2025)
+    let checked = mcp_taskcheck::designs::TASKS_2025
+        .rules()
         .filter(|r| r.status == Status::Checked)
         .count();
     let summary = format!("checked {checked} / testable {checked} /");

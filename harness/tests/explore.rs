@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use mcp_taskcheck::profile::ext_tasks;
+use mcp_taskcheck::designs::ext_tasks;
 use mcp_taskcheck::reference::faults::FAULTS;
 
 fn explore(receiver: &str, extra: &[&str]) -> (i32, String) {

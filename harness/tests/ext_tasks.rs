@@ -5,8 +5,8 @@
 mod common;
 
 use common::*;
+use mcp_taskcheck::designs::ext_tasks;
 use mcp_taskcheck::inspect::{checks_of, faults_of};
-use mcp_taskcheck::profile::{ext_tasks, Profile};
 use mcp_taskcheck::scenario;
 use mcp_taskcheck::spec::{self, Status};
 
@@ -149,7 +149,10 @@ fn the_profile_is_detected_and_said() {
 #[test]
 fn every_checked_rule_has_a_check_and_a_fault() {
     let scenarios = scenario::builtin();
-    for rule in spec::catalogue_of(Profile::ExtTasks).filter(|r| r.status == Status::Checked) {
+    for rule in mcp_taskcheck::designs::EXT_TASKS
+        .rules()
+        .filter(|r| r.status == Status::Checked)
+    {
         assert!(
             !checks_of(&rule.id, &scenarios).is_empty(),
             "{} has no check",
@@ -157,7 +160,10 @@ fn every_checked_rule_has_a_check_and_a_fault() {
         );
         assert!(!faults_of(&rule.id).is_empty(), "{} has no fault", rule.id);
     }
-    for s in scenarios.iter().filter(|s| s.profile == Profile::ExtTasks) {
+    for s in scenarios
+        .iter()
+        .filter(|s| s.profile == mcp_taskcheck::designs::EXT_TASKS)
+    {
         for rule in &s.rules {
             let r = spec::rule(rule).unwrap();
             assert!(

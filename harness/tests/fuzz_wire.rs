@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use mcp_taskcheck::profile::ext_tasks;
+use mcp_taskcheck::designs::ext_tasks;
 use mcp_taskcheck::reference::faults::{by_name, FaultInfo, FAULTS};
 use mcp_taskcheck::spec;
 

@@ -202,7 +202,7 @@ fn sample_ext() -> RunReport {
     });
     RunReport {
         folded: Default::default(),
-        profile: mcp_taskcheck::profile::Profile::ExtTasks,
+        profile: mcp_taskcheck::designs::EXT_TASKS,
         receiver: "my-server --stdio".into(),
         transport: "stdio".into(),
         started: "2026-01-01T00:00:00Z".into(),

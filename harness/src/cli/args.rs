@@ -2,8 +2,8 @@
 //! library of scenarios, and how they are judged.
 
 use super::parse_profile;
+use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::fixtures::FixtureMap;
-use mcp_taskcheck::profile::Profile;
 use mcp_taskcheck::report::FailOn;
 use std::path::PathBuf;
 

@@ -4,8 +4,8 @@ use super::args::{ProbedArgs, ReportArgs};
 use super::config;
 use super::output::conclude;
 use super::target::profile_for;
+use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::explore::{self as exploring};
-use mcp_taskcheck::profile::Profile;
 use std::path::PathBuf;
 
 /// What `explore` takes.

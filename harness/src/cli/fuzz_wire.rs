@@ -5,7 +5,7 @@ use super::explore::clock_seed;
 use super::output::conclude;
 use super::target::profile_for;
 use super::{config, usage_error};
-use mcp_taskcheck::profile::Profile;
+use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::{exit, fuzzwire, verdict};
 use std::path::PathBuf;
 use std::time::Duration;

@@ -4,12 +4,12 @@
 use super::args::{LibraryArgs, SelectArgs, TargetArgs};
 use super::target::profile_for;
 use super::{parse_profile, selected_for, usage_error};
-use mcp_taskcheck::profile::Profile;
+use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::project::{self, Receiver};
 use mcp_taskcheck::proposal::{self, Choice};
 use mcp_taskcheck::runner::Limits;
 use mcp_taskcheck::scenario::ReceiverKind;
-use mcp_taskcheck::{exit, inspect, monitor};
+use mcp_taskcheck::{exit, inspect};
 use serde_json::Value;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -83,9 +83,7 @@ pub async fn run(args: InitArgs) -> i32 {
             return exit::HARNESS;
         }
     };
-    // execution.taskSupport is the 2025-11-25 design's; the extension's roles need none
-    let negotiates = profile == Profile::Tasks2025
-        && monitor::has_capability(&info.capabilities, profile.task_tools_capability());
+    let negotiates = profile.negotiates_task_support(&info.capabilities);
     print!("{}", tool_table(&tools));
     let proposal = proposal::propose(&tools, negotiates);
     println!("\nfixture roles (`taskcheck list --fixtures` says what each must do):");

@@ -2,7 +2,7 @@
 
 use super::args::{LibraryArgs, SelectArgs};
 use super::{library, selected, usage_error};
-use mcp_taskcheck::profile::Profile;
+use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::scenario::Scenario;
 use mcp_taskcheck::{exit, inspect, spec};
 

@@ -4,7 +4,7 @@ use super::args::{ReportArgs, TargetArgs};
 use super::output::conclude;
 use super::parse_profile;
 use super::target::profile_for;
-use mcp_taskcheck::profile::Profile;
+use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::report::Origin;
 use mcp_taskcheck::runner::Limits;
 use mcp_taskcheck::{exit, load};

@@ -18,9 +18,9 @@ pub mod run;
 
 use args::{JudgeArgs, LibraryArgs, ReportArgs, SelectArgs};
 use mcp_taskcheck::baseline::Baseline;
+use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::exit;
 use mcp_taskcheck::fixtures::FixtureMap;
-use mcp_taskcheck::profile::Profile;
 use mcp_taskcheck::runner::{Config, Limits};
 use mcp_taskcheck::scenario::{self, ReceiverKind, Scenario};
 use mcp_taskcheck::schema::SchemaSet;

@@ -2,8 +2,9 @@
 //! variants and hostile modes, over stdio or Streamable HTTP.
 
 use super::usage_error;
-use mcp_taskcheck::profile::{ext_tasks, Profile};
-use mcp_taskcheck::{exit, inspect, reference};
+use mcp_taskcheck::design::{NotServed, ServeOptions};
+use mcp_taskcheck::designs::Profile;
+use mcp_taskcheck::exit;
 
 /// What `reference` takes.
 #[derive(clap::Args, Clone)]
@@ -46,115 +47,31 @@ pub struct ReferenceArgs {
 
 /// Serves the reference receiver until its input ends (stdio) or Ctrl-C (HTTP).
 pub async fn run(args: ReferenceArgs) -> i32 {
-    match args.profile {
-        Profile::ExtTasks => extension(args).await,
-        Profile::Tasks2025 => tasks_2025(args).await,
-    }
-}
-
-/// The Tasks extension's reference.
-async fn extension(args: ReferenceArgs) -> i32 {
-    let ReferenceArgs {
-        faults,
-        list_faults,
-        http,
-        variants,
-        list_variants,
-        ..
-    } = args;
-    if list_faults {
-        print!("{}", inspect::ext_fault_list());
+    let reference = args.profile.reference();
+    if args.list_faults {
+        print!("{}", reference.fault_list());
         return exit::CONFORMANT;
     }
-    if list_variants {
-        print!(
-            "{}",
-            reference::variants::list_of(ext_tasks::variants::VARIANTS)
-        );
+    if args.list_variants {
+        print!("{}", reference.variant_list());
         return exit::CONFORMANT;
     }
-    let mut faults =
-        reference::faults::Faults::from_ext_names(&faults).unwrap_or_else(|e| usage_error(e));
-    faults.variants = reference::variants::named(
-        &variants,
-        ext_tasks::variants::VARIANTS,
-        "reference --profile ext-tasks",
-    )
-    .unwrap_or_else(|e| usage_error(e));
-    let served = match http {
-        Some(addr) => ext_tasks::http::serve_http(faults, addr).await,
-        None => ext_tasks::reference::serve_stdio(faults).await,
+    if let Some(list) = reference.hostile_list().filter(|_| args.list_hostile) {
+        print!("{list}");
+        return exit::CONFORMANT;
+    }
+    let options = ServeOptions {
+        faults: args.faults,
+        variants: args.variants,
+        max_tasks: args.max_tasks,
+        http: args.http,
+        json_response: args.json_response,
+        hostile: args.hostile,
     };
-    match served {
+    match reference.serve(options).await {
         Ok(()) => exit::CONFORMANT,
-        Err(e) => {
-            eprintln!("taskcheck reference: {e}");
-            exit::HARNESS
-        }
-    }
-}
-
-/// The 2025-11-25 reference.
-async fn tasks_2025(args: ReferenceArgs) -> i32 {
-    let ReferenceArgs {
-        faults,
-        list_faults,
-        max_tasks,
-        http,
-        json_response,
-        hostile,
-        list_hostile,
-        variants,
-        list_variants,
-        ..
-    } = args;
-    if list_faults {
-        print!("{}", inspect::fault_list());
-        return exit::CONFORMANT;
-    }
-    if list_variants {
-        print!(
-            "{}",
-            reference::variants::list_of(reference::variants::VARIANTS)
-        );
-        return exit::CONFORMANT;
-    }
-    if list_hostile {
-        print!("{}", reference::hostile::list());
-        print!("{}", reference::http_hostile::list());
-        return exit::CONFORMANT;
-    }
-    let unknown = |name: &str| -> ! {
-        let over = if http.is_some() { "HTTP" } else { "stdio" };
-        usage_error(format!(
-            "unknown {over} hostile mode {name:?} (see `taskcheck reference --list-hostile`)"
-        ))
-    };
-    let mut faults =
-        reference::faults::Faults::from_names(&faults).unwrap_or_else(|e| usage_error(e));
-    faults.max_live_tasks = max_tasks;
-    faults.variants =
-        reference::variants::named(&variants, reference::variants::VARIANTS, "reference")
-            .unwrap_or_else(|e| usage_error(e));
-    let served = match http {
-        Some(addr) => {
-            let options = reference::http::HttpOptions {
-                json_only: json_response,
-                hostile: hostile.map(|name| {
-                    reference::http_hostile::by_name(&name).unwrap_or_else(|| unknown(&name))
-                }),
-            };
-            reference::http::serve_http(faults, addr, options).await
-        }
-        None => {
-            let hostile = hostile
-                .map(|name| reference::hostile::by_name(&name).unwrap_or_else(|| unknown(&name)));
-            reference::serve_stdio(faults, hostile).await
-        }
-    };
-    match served {
-        Ok(()) => exit::CONFORMANT,
-        Err(e) => {
+        Err(NotServed::Usage(e)) => usage_error(e),
+        Err(NotServed::Failed(e)) => {
             eprintln!("taskcheck reference: {e}");
             exit::HARNESS
         }

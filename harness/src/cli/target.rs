@@ -2,7 +2,7 @@
 
 use super::args::TargetArgs;
 use super::usage_error;
-use mcp_taskcheck::profile::Profile;
+use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::runner::Limits;
 use mcp_taskcheck::transport::http::{parse_header, HttpConnector};
 use mcp_taskcheck::transport::served::ServedConnector;

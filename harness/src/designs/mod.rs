@@ -1,163 +1,78 @@
-//! Protocol profiles: the two designs of Tasks taskcheck tests. A profile is its rule
-//! catalogue, its scenario folder, how a conversation opens, its monitors and its reference
-//! receiver; the runner, transports, reports, baselines and diff take a profile and never
-//! branch on which one it is.
+//! The registry of the designs of Tasks: the one file that names them all, a line each. Each
+//! design is a folder below this one that implements [`Design`] for the type named here;
+//! everything else reaches a design through the [`Profile`] it is given.
 
-pub mod ext_tasks;
+use crate::design::Design;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::monitor::{self, Context, Judgement};
-use crate::scenario::ReceiverKind;
-use crate::session::{ServerInfo, Session};
-use crate::trace::Entry;
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+/// Declares the designs, oldest first: `CONST = Type in folder`. The first is the default,
+/// the design of files written before there were profiles.
+macro_rules! designs {
+    ($($konst:ident = $ty:ident in $folder:ident;)+) => {
+        $(
+            pub mod $folder;
+            #[doc = concat!("The design implemented in `designs/", stringify!($folder), "/`.")]
+            pub struct $ty;
+            #[doc = concat!("The profile of [`", stringify!($ty), "`].")]
+            pub const $konst: Profile = Profile { design: &$ty, ident: stringify!($ty) };
+        )+
+        /// Every design, oldest first.
+        pub const ALL: &[Profile] = &[$($konst),+];
+    };
+}
 
-/// One design of Tasks.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
-pub enum Profile {
-    /// The Tasks utility of protocol revision 2025-11-25: initialize, `task` param,
-    /// tasks/get, tasks/result, tasks/list, tasks/cancel.
-    #[default]
-    #[serde(rename = "2025-11-25")]
-    Tasks2025,
-    /// The extension `io.modelcontextprotocol/tasks` on protocol revision 2026-07-28:
-    /// stateless requests, server/discover, tasks/get, tasks/update, tasks/cancel.
-    #[serde(rename = "ext-tasks")]
-    ExtTasks,
+designs! {
+    TASKS_2025 = Tasks2025 in tasks_2025;
+    EXT_TASKS = ExtTasks in ext_tasks;
+}
+
+/// One design of Tasks, as runs, scenarios and reports name it.
+#[derive(Clone, Copy)]
+pub struct Profile {
+    design: &'static dyn Design,
+    ident: &'static str,
 }
 
 impl Profile {
     /// Every profile, oldest first.
-    pub const ALL: [Profile; 2] = [Profile::Tasks2025, Profile::ExtTasks];
+    pub const ALL: &'static [Profile] = ALL;
+
+    /// The design behind the profile.
+    pub fn design(self) -> &'static dyn Design {
+        self.design
+    }
 
     /// The name `--profile` takes and reports show.
     pub fn name(self) -> &'static str {
-        match self {
-            Profile::Tasks2025 => "2025-11-25",
-            Profile::ExtTasks => "ext-tasks",
-        }
-    }
-
-    /// The protocol revision the profile speaks.
-    pub fn protocol_version(self) -> &'static str {
-        match self {
-            Profile::Tasks2025 => crate::spec::PROTOCOL_VERSION,
-            Profile::ExtTasks => ext_tasks::PROTOCOL_VERSION,
-        }
-    }
-
-    /// What a report's heading calls the design: "MCP <title> conformance".
-    pub fn title(self) -> &'static str {
-        match self {
-            Profile::Tasks2025 => "2025-11-25 Tasks",
-            Profile::ExtTasks => "Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28)",
-        }
-    }
-
-    /// Where the catalogue's `section` anchors point.
-    pub fn spec_base(self) -> &'static str {
-        match self {
-            Profile::Tasks2025 => {
-                "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks"
-            }
-            Profile::ExtTasks => "https://modelcontextprotocol.io/seps/2663-tasks-extension",
-        }
-    }
-
-    /// The folder under `scenarios/` holding the profile's built-in scenarios (the
-    /// 2025-11-25 ones are at the top and in `client/`).
-    pub fn scenario_folder(self) -> Option<&'static str> {
-        match self {
-            Profile::Tasks2025 => None,
-            Profile::ExtTasks => Some("ext-tasks"),
-        }
+        self.design.name()
     }
 
     /// The profile a `--profile` name means.
     pub fn by_name(name: &str) -> Option<Profile> {
-        Profile::ALL.into_iter().find(|p| p.name() == name)
+        ALL.iter().copied().find(|p| p.name() == name)
     }
 
-    /// The profile a rule id belongs to.
+    /// The profile whose catalogue holds a rule (the default for a rule of none).
     pub fn of_rule(id: &str) -> Profile {
-        match id.starts_with(ext_tasks::RULE_PREFIX) {
-            true => Profile::ExtTasks,
-            false => Profile::Tasks2025,
-        }
+        crate::spec::rule(id)
+            .and_then(|r| Profile::by_name(&r.catalogue))
+            .unwrap_or_default()
     }
 
-    /// The fixture contract receivers of this profile play (`taskcheck list --fixtures`).
-    pub fn fixture_contract(self) -> String {
-        match self {
-            Profile::Tasks2025 => format!(
-                "{}\nClient receivers (`taskcheck client`):\n\n{}",
-                crate::fixtures::contract_table(),
-                crate::fixtures::client::contract_table()
-            ),
-            Profile::ExtTasks => ext_tasks::reference::contract_table(),
-        }
+    /// The rules of the profile's catalogue.
+    pub fn rules(self) -> impl Iterator<Item = &'static crate::spec::Rule> {
+        crate::spec::catalogue()
+            .iter()
+            .filter(move |r| r.catalogue == self.name())
     }
 
-    /// The server capability (a dotted path) under which tools/call can create tasks.
-    pub fn task_tools_capability(self) -> &'static str {
-        match self {
-            Profile::Tasks2025 => "tasks.requests.tools.call",
-            Profile::ExtTasks => "extensions.io.modelcontextprotocol/tasks",
-        }
-    }
-
-    /// The request that asks whether a receiver still answers, with a result: ping, which
-    /// 2026-07-28 removed, so server/discover there.
-    pub fn liveness_method(self) -> &'static str {
-        match self {
-            Profile::Tasks2025 => "ping",
-            Profile::ExtTasks => "server/discover",
-        }
-    }
-
-    /// The client capabilities a scenario declares unless it says otherwise.
-    pub fn default_client_capabilities(self) -> Value {
-        match self {
-            Profile::Tasks2025 => json!({"elicitation": {}}),
-            // the fixtures' input requests are elicitations, which a client must declare
-            Profile::ExtTasks => {
-                let mut caps = ext_tasks::declaring();
-                caps["elicitation"] = json!({});
-                caps
-            }
-        }
-    }
-
-    /// Opens a conversation with the receiver and learns what it declares.
-    pub async fn open(
-        self,
-        session: &Session,
-        receiver: ReceiverKind,
-        capabilities: Value,
-    ) -> Result<ServerInfo, String> {
-        match (self, receiver) {
-            (Profile::ExtTasks, _) => ext_tasks::open(session, capabilities).await,
-            (Profile::Tasks2025, ReceiverKind::Server) => session.initialize(capabilities).await,
-            (Profile::Tasks2025, ReceiverKind::Client) => session.accept(json!({})).await,
-        }
-    }
-
-    /// Judges a session's trace by the profile's monitors.
-    pub fn judge(self, entries: &[Entry], ctx: &Context) -> Judgement {
-        match self {
-            Profile::Tasks2025 => monitor::judge(entries, ctx),
-            Profile::ExtTasks => ext_tasks::monitor::judge(entries, ctx),
-        }
-    }
-
-    /// The rules the profile's monitors judge on every run.
-    pub fn monitor_rules(self) -> &'static [&'static str] {
-        match self {
-            Profile::Tasks2025 => &monitor::MONITOR_RULES,
-            Profile::ExtTasks => ext_tasks::monitor::RULES,
-        }
+    /// The spec link of a rule of any profile: its own `url`, or its section under the spec of
+    /// the profile whose catalogue holds it.
+    pub fn link(rule: &crate::spec::Rule) -> String {
+        rule.url.clone().unwrap_or_else(|| {
+            let base = Profile::by_name(&rule.catalogue).unwrap_or_default();
+            format!("{}#{}", base.design.spec_base(), rule.section)
+        })
     }
 
     /// Serde's default check, to leave the default profile out of files.
@@ -166,9 +81,75 @@ impl Profile {
     }
 }
 
+impl std::ops::Deref for Profile {
+    type Target = dyn Design;
+    fn deref(&self) -> &Self::Target {
+        self.design
+    }
+}
+
+impl Default for Profile {
+    fn default() -> Profile {
+        ALL[0]
+    }
+}
+
+impl PartialEq for Profile {
+    fn eq(&self, other: &Profile) -> bool {
+        self.ident == other.ident
+    }
+}
+
+impl Eq for Profile {}
+
+impl std::hash::Hash for Profile {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.ident.hash(state)
+    }
+}
+
+impl std::fmt::Debug for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.ident)
+    }
+}
+
 impl std::fmt::Display for Profile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+impl Serialize for Profile {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Profile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Profile, D::Error> {
+        static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+        let name = String::deserialize(d)?;
+        Profile::by_name(&name).ok_or_else(|| {
+            let names = NAMES.get_or_init(|| ALL.iter().map(|p| p.name()).collect());
+            serde::de::Error::unknown_variant(&name, names)
+        })
+    }
+}
+
+impl schemars::JsonSchema for Profile {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Profile".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let one_of: Vec<serde_json::Value> = ALL
+            .iter()
+            .map(|p| {
+                serde_json::json!({"description": p.summary(), "type": "string", "const": p.name()})
+            })
+            .collect();
+        schemars::json_schema!({"description": "One design of Tasks.", "oneOf": one_of})
     }
 }
 
@@ -179,14 +160,11 @@ mod tests {
     #[test]
     fn names_round_trip_and_rules_find_their_profile() {
         for p in Profile::ALL {
-            assert_eq!(Profile::by_name(p.name()), Some(p));
+            assert_eq!(Profile::by_name(p.name()), Some(*p));
         }
         assert_eq!(Profile::by_name("2026"), None);
-        assert_eq!(
-            Profile::of_rule("ext-tasks.get.unknown-task"),
-            Profile::ExtTasks
-        );
-        assert_eq!(Profile::of_rule("tasks.result.exact"), Profile::Tasks2025);
-        assert_eq!(Profile::of_rule("wire.jsonrpc.version"), Profile::Tasks2025);
+        assert_eq!(Profile::of_rule("ext-tasks.get.unknown-task"), EXT_TASKS);
+        assert_eq!(Profile::of_rule("tasks.result.exact"), TASKS_2025);
+        assert_eq!(Profile::of_rule("wire.jsonrpc.version"), TASKS_2025);
     }
 }

@@ -4,7 +4,7 @@
 //! cancellation as the acknowledgement it is. tasks/list does not exist: a `List` is left out.
 
 use super::ops::{fixture_call, send, step, Offer, Op, Steps};
-use crate::profile::ext_tasks::{EXTENSION, META_CAPABILITIES};
+use crate::designs::ext_tasks::{EXTENSION, META_CAPABILITIES};
 use crate::scenario::{Expect, StepKind};
 use serde_json::json;
 

@@ -6,8 +6,8 @@
 mod ext_steps;
 pub mod ops;
 
+use crate::designs::Profile;
 use crate::monitor::has_capability;
-use crate::profile::Profile;
 use crate::report::{Origin, RunReport};
 use crate::runner::{probe, run_scenario, Config, ScenarioRun};
 use crate::scenario::{self, Scenario};
@@ -168,7 +168,7 @@ async fn search<C: Connect>(
             continue;
         };
         let drawn = tree.current();
-        let first = ops::scenario(&name(""), "", &drawn, &offer);
+        let first = drawn_scenario(&name(""), "", &drawn, &offer);
         if first.steps.is_empty() {
             continue;
         }
@@ -206,7 +206,7 @@ async fn search<C: Connect>(
         };
         let minimal = shrink
             .minimise(drawn.clone(), |ops| {
-                let s = ops::scenario(&name(""), "", ops, &offer);
+                let s = drawn_scenario(&name(""), "", ops, &offer);
                 async move {
                     if s.steps.is_empty() {
                         return false;
@@ -222,13 +222,13 @@ async fn search<C: Connect>(
             })
             .await;
         let shrink_runs = shrink.runs;
-        let steps = ops::scenario(&name(""), "", &minimal, &offer).steps.len();
+        let steps = drawn_scenario(&name(""), "", &minimal, &offer).steps.len();
         let title = format!(
             "explore seed {case_seed}: {steps} steps that make {} {}",
             bad.rule,
             bad.verdict.label()
         );
-        let scenario = ops::scenario(&name(""), &title, &minimal, &offer);
+        let scenario = drawn_scenario(&name(""), &title, &minimal, &offer);
         let reproduced = fails_alike(&run_scenario(connector, &scenario, config).await);
         let mut failure = Failure {
             case_seed,
@@ -417,6 +417,15 @@ impl Exploration {
     }
 }
 
+/// The scenario that performs `ops` against a receiver offering `offer`, in its design.
+pub fn drawn_scenario(id: &str, title: &str, ops: &[ops::Op], offer: &ops::Offer) -> Scenario {
+    let steps = match offer.profile == crate::designs::EXT_TASKS {
+        true => ext_steps::steps(ops, offer),
+        false => ops::steps_2025(ops, offer),
+    };
+    ops::scenario(id, title, steps, offer)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,15 +456,15 @@ mod tests {
     fn every_drawn_sequence_prints_as_a_scenario_that_parses_back() {
         for profile in Profile::ALL {
             let offer = Offer {
-                profile,
+                profile: *profile,
                 ..everything()
             };
             for seed in 0..200 {
-                let s = ops::scenario(&format!("explore-{seed}"), "t", &drawn(seed), &offer);
+                let s = drawn_scenario(&format!("explore-{seed}"), "t", &drawn(seed), &offer);
                 let back = scenario::parse(&scenario::print(&s), "saved.yaml")
                     .unwrap_or_else(|e| panic!("{profile} seed {seed}: {e}"));
                 assert_eq!(back, s);
-                assert_eq!(back.profile, profile);
+                assert_eq!(back.profile, *profile);
             }
         }
     }

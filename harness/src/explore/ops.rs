@@ -3,7 +3,7 @@
 //! Operations name earlier tasks by index, modulo the tasks created so far, so any
 //! subsequence (what shrinking tries) is still a valid sequence.
 
-use crate::profile::Profile;
+use crate::designs::Profile;
 use crate::scenario::{Expect, PeerName, Requires, Scenario, Step, StepKind};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -117,12 +117,14 @@ pub(super) fn send(method: &str, params: Value) -> Step {
     })
 }
 
-/// The scenario that performs `ops` against a receiver offering `offer`.
-pub fn scenario(id: &str, title: &str, ops: &[Op], offer: &Offer) -> Scenario {
-    let (steps, tools, capabilities) = match offer.profile {
-        Profile::Tasks2025 => steps_2025(ops, offer),
-        Profile::ExtTasks => super::ext_steps::steps(ops, offer),
-    };
+/// The scenario that performs drawn steps (`steps_2025` or the extension's) against a
+/// receiver offering `offer`.
+pub fn scenario(
+    id: &str,
+    title: &str,
+    (steps, tools, capabilities): Steps,
+    offer: &Offer,
+) -> Scenario {
     let mut scenario = Scenario {
         id: id.into(),
         title: title.into(),
@@ -169,7 +171,7 @@ pub(super) fn fixture_call(
 }
 
 /// The steps of `ops` under 2025-11-25: task-augmented calls, tasks/result, tasks/list.
-fn steps_2025(ops: &[Op], offer: &Offer) -> Steps {
+pub(super) fn steps_2025(ops: &[Op], offer: &Offer) -> Steps {
     let mut steps = Vec::new();
     let mut tasks = 0usize;
     let mut terminal: Vec<bool> = Vec::new();

@@ -1,8 +1,9 @@
 //! The malformed and edge-case inputs `fuzz-wire` sends, drawn at random from a seed.
 
+use crate::designs;
+use crate::designs::{ext_tasks, Profile};
 use crate::explore::ops::Offer;
 use crate::fixtures::FixtureMap;
-use crate::profile::{ext_tasks, Profile};
 use proptest::prelude::Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -120,10 +121,10 @@ pub fn draw(
     fixtures: &FixtureMap,
 ) -> Input {
     let mut input = draw_lines(rng, case, offer, tasks, fixtures);
-    if offer.profile == Profile::ExtTasks {
+    if offer.profile == designs::EXT_TASKS {
         // every request carries the per-request _meta, so what is wrong is the input alone
         input.lines = input.lines.iter().map(|l| stamped(l)).collect();
-        input.profile = Profile::ExtTasks;
+        input.profile = designs::EXT_TASKS;
     }
     input
 }
@@ -138,7 +139,7 @@ fn stamped(line: &str) -> String {
     }
     let params = message.entry("params").or_insert_with(|| json!({}));
     if let Some(p) = params.as_object_mut() {
-        let caps = Profile::ExtTasks.default_client_capabilities();
+        let caps = designs::EXT_TASKS.default_client_capabilities();
         let meta = p.entry("_meta").or_insert_with(|| json!({}));
         if let Some(m) = meta.as_object_mut() {
             m.extend(ext_tasks::request_meta(caps));
@@ -151,7 +152,7 @@ fn stamped(line: &str) -> String {
 /// tasks/list or client-requested ttl, and ignores the `task` parameter (its scenarios judge
 /// that), so it gets neither before-init, bad-cursor, odd-ttl nor bad-task-param cases.
 fn classes(offer: &Offer, tasks: bool) -> Vec<Class> {
-    let ext = offer.profile == Profile::ExtTasks;
+    let ext = offer.profile == designs::EXT_TASKS;
     let mut classes = vec![
         Class::ParseError,
         Class::InvalidRequest,
@@ -184,14 +185,14 @@ fn draw_lines(
     fixtures: &FixtureMap,
 ) -> Input {
     let id = format!("fw-{case}");
-    let ext = offer.profile == Profile::ExtTasks;
+    let ext = offer.profile == designs::EXT_TASKS;
     let class = *pick(rng, &classes(offer, tasks));
     let one = |line: String, ids: Vec<Value>| Input {
         class,
         lines: vec![line],
         ids,
         before_init: false,
-        profile: Profile::Tasks2025,
+        profile: designs::TASKS_2025,
     };
     let sleep = |task: Value| {
         let call = json!({"name": "optional_sleep", "arguments": {"ms": 0}, "task": task});
@@ -317,7 +318,7 @@ fn draw_lines(
                 lines: vec![line.clone(), line],
                 ids: Vec::new(),
                 before_init: false,
-                profile: Profile::Tasks2025,
+                profile: designs::TASKS_2025,
             }
         }
         Class::StrayResponse => {
@@ -354,7 +355,7 @@ fn draw_lines(
                 lines: vec![request(&id, method, params)],
                 ids: vec![json!(id)],
                 before_init: true,
-                profile: Profile::Tasks2025,
+                profile: designs::TASKS_2025,
             }
         }
     }
@@ -441,7 +442,7 @@ mod tests {
     #[test]
     fn the_extensions_cases_carry_the_request_meta_and_only_its_classes() {
         let offer = Offer {
-            profile: Profile::ExtTasks,
+            profile: designs::EXT_TASKS,
             ..everything()
         };
         let mut seen = std::collections::BTreeSet::new();
@@ -453,7 +454,7 @@ mod tests {
                 true,
                 &FixtureMap::default(),
             );
-            assert_eq!(input.profile, Profile::ExtTasks);
+            assert_eq!(input.profile, designs::EXT_TASKS);
             assert!(!input.before_init, "{input:?}");
             for line in &input.lines {
                 let Ok(Value::Object(m)) = serde_json::from_str::<Value>(line) else {

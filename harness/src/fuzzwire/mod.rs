@@ -5,9 +5,10 @@
 
 pub mod inputs;
 
+use crate::designs;
+use crate::designs::Profile;
 use crate::explore::{probe_offer, seeded_rng};
 use crate::monitor::has_capability;
-use crate::profile::Profile;
 use crate::report::{Origin, RunReport};
 use crate::runner::{Config, ScenarioRun};
 use crate::scenario::ReceiverKind;
@@ -164,7 +165,7 @@ fn wanted_code(input: &Input) -> Option<(&'static str, i64)> {
             .pointer("/params/taskId")
             .is_some_and(Value::is_string)
     };
-    if input.profile == Profile::ExtTasks && input.class == Class::BadTaskId {
+    if input.profile == designs::EXT_TASKS && input.class == Class::BadTaskId {
         let rule = match request().get("method").and_then(Value::as_str) {
             Some("tasks/update") => "ext-tasks.update.unknown-task",
             Some("tasks/cancel") => "ext-tasks.cancel.unknown-task",
@@ -283,7 +284,7 @@ fn forbidden_input(input: &Input) -> Option<&'static str> {
         return Some("the input came before initialize, which requestors should not send");
     }
     // 2026-07-28 has no server-to-client requests, so nothing a client could answer
-    let ext = input.profile == Profile::ExtTasks;
+    let ext = input.profile == designs::EXT_TASKS;
     (ext && input.class == Class::StrayResponse)
         .then_some("under 2026-07-28 a client MUST NOT send JSON-RPC responses")
 }
@@ -612,7 +613,7 @@ mod tests {
 
     #[test]
     fn a_body_too_large_for_the_http_server_leaves_the_rule_untestable() {
-        let mut bad = input(Class::BadCursor, Profile::Tasks2025);
+        let mut bad = input(Class::BadCursor, designs::TASKS_2025);
         bad.lines = vec![
             r#"{"jsonrpc":"2.0","id":"fw-1","method":"tasks/list","params":{"cursor":"x"}}"#.into(),
         ];
@@ -638,14 +639,17 @@ mod tests {
             survival(&input(class, profile), Err("exited".into()), Vec::new()).verdict
         };
         // 2026-07-28: a client MUST NOT send responses; notifications are legal
-        assert_eq!(died(Class::StrayResponse, Profile::ExtTasks), Verdict::Warn);
-        assert_eq!(died(Class::Notification, Profile::ExtTasks), Verdict::Fail);
+        assert_eq!(
+            died(Class::StrayResponse, designs::EXT_TASKS),
+            Verdict::Warn
+        );
+        assert_eq!(died(Class::Notification, designs::EXT_TASKS), Verdict::Fail);
         // 2025-11-25: a client answers server requests, so a stray response is legal input
         assert_eq!(
-            died(Class::StrayResponse, Profile::Tasks2025),
+            died(Class::StrayResponse, designs::TASKS_2025),
             Verdict::Fail
         );
-        let mut early = input(Class::BeforeInit, Profile::Tasks2025);
+        let mut early = input(Class::BeforeInit, designs::TASKS_2025);
         early.before_init = true;
         let check = survival(&early, Err("exited".into()), Vec::new());
         assert_eq!(check.verdict, Verdict::Warn, "{}", check.message);

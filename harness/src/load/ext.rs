@@ -2,8 +2,8 @@
 //! extension, polled as `pollIntervalMs` asks until it ends, its result read inline.
 
 use super::{sleep_ms, Run};
+use crate::designs::ext_tasks::monitor::{is_terminal, shape_problems};
 use crate::matcher::short;
-use crate::profile::ext_tasks::monitor::{is_terminal, shape_problems};
 use crate::wire::{self, Outcome};
 use serde_json::{json, Value};
 use std::time::Instant;

@@ -11,8 +11,9 @@
 
 mod ext;
 
+use crate::designs;
+use crate::designs::Profile;
 use crate::model::{Model, Observation, Source};
-use crate::profile::Profile;
 use crate::report::{Origin, RunReport};
 use crate::runner::ScenarioRun;
 use crate::session::{Reply, Session};
@@ -240,9 +241,9 @@ impl LoadReport {
                 None => unjudged.push(message),
             }
         }
-        let judged: &[&str] = match profile {
-            Profile::Tasks2025 => &TASK_RULES,
-            Profile::ExtTasks => &EXT_TASK_RULES,
+        let judged: &[&str] = match profile == designs::EXT_TASKS {
+            true => &EXT_TASK_RULES,
+            false => &TASK_RULES,
         };
         if self.completed > 0 {
             for rule in judged
@@ -353,9 +354,9 @@ impl Run<'_> {
 
     /// One task from creation to result; returns a failure or nothing.
     async fn one(&self, i: usize) -> Result<(), String> {
-        match self.opts.profile {
-            Profile::Tasks2025 => self.one_2025(i).await,
-            Profile::ExtTasks => self.one_ext(i).await,
+        match self.opts.profile == designs::EXT_TASKS {
+            true => self.one_ext(i).await,
+            false => self.one_2025(i).await,
         }
     }
 
@@ -496,9 +497,9 @@ pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadRepo
     };
     let transport = conn.transport;
     let session = Session::start_with(conn, opts.timeout, Trace::counting(transport));
-    let caps = match opts.profile {
-        Profile::Tasks2025 => json!({}),
-        Profile::ExtTasks => opts.profile.default_client_capabilities(),
+    let caps = match opts.profile == designs::EXT_TASKS {
+        true => opts.profile.default_client_capabilities(),
+        false => json!({}),
     };
     let opened = opts
         .profile
@@ -511,9 +512,9 @@ pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadRepo
         };
     }
     // the extension lets no requestor ask for a ttl
-    let long_ttl = match opts.profile {
-        Profile::Tasks2025 => Some(long_ttl(&session, opts.timeout).await),
-        Profile::ExtTasks => None,
+    let long_ttl = match opts.profile == designs::EXT_TASKS {
+        true => None,
+        false => Some(long_ttl(&session, opts.timeout).await),
     };
     let run = Run {
         session: &session,

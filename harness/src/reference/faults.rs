@@ -83,7 +83,7 @@ pub enum Fault {
     ListOnePage,
     PerSessionIds,
     ElicitAsTask,
-    // the extension's reference (profile/ext_tasks/faults.rs)
+    // the extension's reference (designs/ext_tasks/faults.rs)
     ExtUndeclared,
     ExtAdvertisesLegacy,
     ExtDiscoverWithoutVersion,
@@ -395,18 +395,14 @@ impl Faults {
         Faults::named(names, &FAULTS.iter().collect::<Vec<_>>(), "reference")
     }
 
-    /// Faults of the extension's reference receiver from their names.
-    pub fn from_ext_names(names: &[String]) -> Result<Faults, String> {
-        let list: Vec<&FaultInfo> = crate::profile::ext_tasks::faults::FAULTS.iter().collect();
-        Faults::named(names, &list, "reference --profile ext-tasks")
-    }
-
     /// Faults of the reference client from their names; the first unknown name is the error.
     pub fn from_client_names(names: &[String]) -> Result<Faults, String> {
         Faults::named(names, &client_faults(), "reference-client")
     }
 
-    fn named(names: &[String], list: &[&FaultInfo], command: &str) -> Result<Faults, String> {
+    /// Faults from their names in a list; the first unknown name is the error, naming the
+    /// command whose `--list-faults` lists them.
+    pub fn named(names: &[String], list: &[&FaultInfo], command: &str) -> Result<Faults, String> {
         names
             .iter()
             .map(|n| {
@@ -433,4 +429,10 @@ impl Faults {
     pub fn is(&self, variant: Variant) -> bool {
         self.variants.contains(&variant)
     }
+}
+/// Faults one line each: name, first rule, what it does.
+pub fn list_of<'a>(faults: impl Iterator<Item = &'a FaultInfo>) -> String {
+    faults
+        .map(|f| format!("{:<40} {:<48} {}\n", f.name, f.rules[0], f.description))
+        .collect()
 }

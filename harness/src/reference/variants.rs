@@ -14,7 +14,7 @@ pub enum Variant {
     UnlimitedTtlByDefault,
     StatusMessageAlways,
     ExtraMeta,
-    // the extension's reference (profile/ext_tasks/variants.rs)
+    // the extension's reference (designs/ext_tasks/variants.rs)
     ExtLazyCancel,
     ExtCancelIgnored,
     ExtLazyUpdate,

@@ -2,13 +2,14 @@
 //! results: `id, name, description, status, timestamp, specReferences, details, errorMessage`.
 
 use super::{Outcome, RunReport};
+use crate::designs::Profile;
 use crate::spec;
 use crate::verdict::Verdict;
 use serde_json::{json, Value};
 
 /// The spec references of a rule, as the official suite writes them.
 fn references(r: Option<&spec::Rule>) -> Vec<Value> {
-    r.map(|r| vec![json!({"id": format!("MCP-Tasks-{}", r.section), "url": r.link()})])
+    r.map(|r| vec![json!({"id": format!("MCP-Tasks-{}", r.section), "url": Profile::link(r)})])
         .unwrap_or_default()
 }
 

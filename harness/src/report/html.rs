@@ -4,6 +4,7 @@
 
 use super::flow::{escape, sequence_svg, task_statuses};
 use super::{totals_line, Outcome, RunReport};
+use crate::designs::Profile;
 use crate::spec;
 use crate::verdict::Verdict;
 use std::collections::BTreeSet;
@@ -101,7 +102,7 @@ impl RunReport {
                     "<tr>{}<td>{} (<a href=\"{}\">spec</a>)</td><td>{}</td><td>{}</td></tr>\n",
                     verdict_cell(v),
                     rule_link(&rule),
-                    r.map(|r| r.link()).unwrap_or_default(),
+                    r.map(Profile::link).unwrap_or_default(),
                     r.map(|r| r.level.as_str()).unwrap_or_default(),
                     escape(r.map(|r| r.summary.as_str()).unwrap_or_default()),
                 ));

@@ -1,6 +1,7 @@
 //! The canonical JSON report (`taskcheck-report/1`; its schema is `harness/schema/report.schema.json`).
 
 use super::{Outcome, RunReport};
+use crate::designs::Profile;
 use crate::spec;
 use serde_json::{json, Value};
 
@@ -46,7 +47,7 @@ impl RunReport {
             "totals": {"passed": t.passed, "failed": t.failed, "warnings": t.warnings, "info": t.info, "notApplicable": t.not_applicable, "untestable": t.untestable, "consequences": t.consequences, "errors": t.errors},
             "rules": self.rule_verdicts().into_iter().map(|(rule, v)| {
                 let r = spec::rule(&rule);
-                json!({"id": rule, "verdict": v, "level": r.map(|r| r.level.as_str()), "link": r.map(|r| r.link())})
+                json!({"id": rule, "verdict": v, "level": r.map(|r| r.level.as_str()), "link": r.map(Profile::link)})
             }).collect::<Vec<_>>(),
             "scenarios": self.scenarios.iter().map(|s| json!({
                 "id": s.id,
@@ -61,7 +62,7 @@ impl RunReport {
                         "rule": c.rule,
                         "verdict": c.verdict,
                         "level": r.map(|r| r.level.as_str()),
-                        "link": r.map(|r| r.link()),
+                        "link": r.map(Profile::link),
                         "message": c.message,
                         "step": c.step,
                         "consequenceOf": c.root,

@@ -1,6 +1,7 @@
 //! JUnit XML: a test suite per scenario and a test case per check (not per scenario).
 
 use super::{FailOn, Outcome, RunReport};
+use crate::designs::Profile;
 use crate::spec;
 use crate::verdict::{Check, Verdict};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
@@ -18,7 +19,7 @@ fn non_success(kind: NonSuccessKind, c: &Check) -> TestCaseStatus {
     {
         *message = Some(c.message.as_str().into());
         *ty = Some(c.verdict.label().into());
-        let link = spec::rule(&c.rule).map(|r| r.link()).unwrap_or_default();
+        let link = spec::rule(&c.rule).map(Profile::link).unwrap_or_default();
         let mut text = format!("{}\n{link}", c.message);
         if let (Some(e), Some(a)) = (&c.expected, &c.actual) {
             text.push_str(&format!("\nexpected: {e}\nactual:   {a}"));

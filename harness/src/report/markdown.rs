@@ -1,6 +1,7 @@
 //! A Markdown summary, fit for `$GITHUB_STEP_SUMMARY` or a pull-request comment.
 
 use super::{Outcome, RunReport};
+use crate::designs::Profile;
 use crate::spec;
 use crate::verdict::Verdict;
 
@@ -72,7 +73,7 @@ impl RunReport {
                             "| {arrow}{}{baseline} | [`{}`]({}) | {} | `{}` | {} |\n",
                             c.verdict.label(),
                             c.rule,
-                            r.map(|r| r.link()).unwrap_or_default(),
+                            r.map(Profile::link).unwrap_or_default(),
                             r.map(|r| r.level.as_str()).unwrap_or_default(),
                             s.id,
                             cell(&format!(

@@ -14,8 +14,8 @@ pub use json::REPORT_SCHEMA;
 pub use terminal::Detail;
 
 use crate::baseline::Baseline;
+use crate::designs::Profile;
 use crate::exit;
-use crate::profile::Profile;
 use crate::runner::ScenarioRun;
 use crate::verdict::{Check, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
@@ -104,7 +104,7 @@ impl Origin {
         Origin {
             receiver: connector.describe(),
             transport: connector.transport().to_string(),
-            started: crate::suite::now(),
+            started: crate::timestamp::now(),
         }
     }
 }
@@ -274,14 +274,7 @@ impl RunReport {
             .iter()
             .find_map(|s| s.server.as_ref())?
             .capabilities;
-        match self.profile {
-            Profile::Tasks2025 => capabilities.get("tasks").is_none().then_some(
-                "The receiver declares no `tasks` capability: it does not implement the 2025-11-25 Tasks utility, so every rule that needs it is not applicable. Still checked: a task-augmented request is processed normally, its `task` ignored (tasks.support.undeclared-processed-normally).",
-            ),
-            Profile::ExtTasks => (!crate::profile::ext_tasks::declares(capabilities)).then_some(
-                "The receiver's server/discover declares no `io.modelcontextprotocol/tasks` extension, so every rule that needs it is not applicable. Still checked: no request gets a CreateTaskResult it did not ask for (ext-tasks.capability.advertise and the negotiation rules).",
-            ),
-        }
+        self.profile.no_tasks_note(capabilities)
     }
 
     /// The rules that were not met (fail, warn, error), worst verdict each.

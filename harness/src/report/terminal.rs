@@ -4,6 +4,7 @@
 //! coloured when asked.
 
 use super::{totals_line, Outcome, RunReport};
+use crate::designs::Profile;
 use crate::spec;
 use crate::verdict::{Check, Verdict};
 use std::collections::BTreeMap;
@@ -47,7 +48,7 @@ fn details(c: &Check) -> String {
             "{pad}{}: {}\n{pad}{}\n",
             r.level.as_str(),
             r.summary,
-            r.link()
+            Profile::link(r)
         ));
     }
     out
@@ -138,7 +139,7 @@ impl RunReport {
         if !bad.is_empty() {
             out.push_str("\nrules not met:\n");
             for (rule, v) in bad {
-                let link = spec::rule(&rule).map(|r| r.link()).unwrap_or_default();
+                let link = spec::rule(&rule).map(Profile::link).unwrap_or_default();
                 out.push_str(&format!("  {} {rule}  {link}\n", label(v, colour)));
             }
         }

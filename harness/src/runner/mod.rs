@@ -3,9 +3,9 @@
 pub mod roots;
 mod steps;
 
+use crate::designs::Profile;
 use crate::fixtures::FixtureMap;
 use crate::monitor;
-use crate::profile::Profile;
 use crate::scenario::{ReceiverKind, Scenario};
 use crate::schema::SchemaSet;
 use crate::session::{RequestError, ServerInfo, Session};
@@ -511,9 +511,7 @@ async fn prerequisites(
         return Ok(Prepared::Run(BTreeMap::new()));
     }
     let tools = list_tools(session, &config.limits).await?;
-    // execution.taskSupport is the 2025-11-25 design's: the extension's fixture roles need none
-    let negotiates = scenario.profile == Profile::Tasks2025
-        && monitor::has_capability(&info.capabilities, "tasks.requests.tools.call");
+    let negotiates = scenario.profile.negotiates_task_support(&info.capabilities);
     let unavailable: BTreeMap<String, String> = req
         .tools
         .iter()
@@ -581,32 +579,26 @@ pub async fn probe<C: Connect>(
     Ok((info, tools))
 }
 
-/// The newest profile the receiver speaks: the extension's when server/discover lists its
-/// protocol version, else 2025-11-25 (whose initialize the run itself tries). The text says
-/// what the receiver answered.
+/// The newest profile the receiver speaks: the newest design whose question (server/discover,
+/// say) it answers as one that speaks it, else the default design (whose opening the run
+/// itself tries). The text says what the receiver answered.
 pub async fn detect_profile<C: Connect>(connector: &C, limits: &Limits) -> (Profile, String) {
-    let conn = match connector.connect(Peer::A).await {
-        Ok(c) => c,
-        Err(e) => return (Profile::Tasks2025, format!("cannot ask: {e}")),
-    };
-    let session = Session::start(conn, limits.request.min(DETECT_TIMEOUT));
-    match crate::profile::ext_tasks::open(&session, Profile::ExtTasks.default_client_capabilities())
-        .await
-    {
-        Ok(info) if info.protocol_version == Profile::ExtTasks.protocol_version() => (
-            Profile::ExtTasks,
-            format!("server/discover lists {}", info.protocol_version),
-        ),
-        Ok(info) => (
-            Profile::Tasks2025,
-            format!(
-                "server/discover lists no {} (only {:?})",
-                Profile::ExtTasks.protocol_version(),
-                info.protocol_version
-            ),
-        ),
-        Err(why) => (Profile::Tasks2025, why),
+    let mut why = String::new();
+    for profile in Profile::ALL.iter().rev().filter(|p| !p.is_default()) {
+        let conn = match connector.connect(Peer::A).await {
+            Ok(c) => c,
+            Err(e) => return (Profile::default(), format!("cannot ask: {e}")),
+        };
+        let session = Session::start(conn, limits.request.min(DETECT_TIMEOUT));
+        let Some(asked) = profile.ask_speaks(&session) else {
+            continue;
+        };
+        match asked.await {
+            Ok(answer) => return (*profile, answer),
+            Err(answer) => why = answer,
+        }
     }
+    (Profile::default(), why)
 }
 
 /// How long profile detection waits for server/discover (a legacy server may never answer).

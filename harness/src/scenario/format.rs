@@ -1,7 +1,7 @@
 //! Scenario file types. Parsing validates them, so the runner can trust their shape.
 
+use crate::designs::Profile;
 use crate::model::TaskStatus;
-use crate::profile::Profile;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

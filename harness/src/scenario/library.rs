@@ -1,7 +1,7 @@
 //! Loading scenarios: the embedded library, user directories, and parse errors with positions.
 
 use super::Scenario;
-use crate::profile::Profile;
+use crate::designs::Profile;
 use crate::spec;
 use include_dir::{include_dir, Dir};
 use std::path::Path;
@@ -142,16 +142,14 @@ pub fn print(scenario: &Scenario) -> String {
 
 /// The scenarios built into the binary, in id order.
 pub fn builtin() -> Vec<Scenario> {
-    // 2025-11-25 server-receiver scenarios at the top, client-receiver ones in `client/`,
-    // each other profile's in its folder
-    let folders =
-        std::iter::once("client").chain(Profile::ALL.iter().filter_map(|p| p.scenario_folder()));
-    let nested = folders
-        .filter_map(|f| BUILTIN.get_dir(f))
-        .flat_map(|d| d.files());
-    let mut out: Vec<Scenario> = BUILTIN
-        .files()
-        .chain(nested)
+    // each design's scenarios are in its folders (`""` is the top one)
+    let folders = Profile::ALL.iter().flat_map(|p| p.scenario_folders());
+    let mut out: Vec<Scenario> = folders
+        .filter_map(|f| match f.is_empty() {
+            true => Some(&BUILTIN),
+            false => BUILTIN.get_dir(f),
+        })
+        .flat_map(|d| d.files())
         .filter(|f| f.path().extension().is_some_and(|e| e == "yaml"))
         .map(|f| {
             let name = format!("scenarios/{}", f.path().display());

@@ -4,9 +4,11 @@
 //! taskcheck's client (which must set them) and the extension's reference server (which must
 //! check them) use this.
 
-use crate::profile::ext_tasks::META_VERSION;
 use base64::Engine;
 use serde_json::Value;
+
+/// The per-request `_meta` key of the protocol version (2026-07-28 on).
+pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// The method header.
 pub const METHOD_HEADER: &str = "mcp-method";

@@ -11,9 +11,161 @@ pub mod reference;
 pub mod schema_types;
 pub mod variants;
 
+use super::ExtTasks;
+use crate::design::{Design, NotServed, ReferenceReceiver, ServeOptions};
+use crate::monitor::{Context, Judgement};
+use crate::reference::faults::{FaultInfo, Faults};
+use crate::scenario::ReceiverKind;
 use crate::session::{ServerInfo, Session};
+use crate::trace::Entry;
 use crate::wire::Outcome;
+use futures::future::BoxFuture;
+use futures::FutureExt;
 use serde_json::{json, Map, Value};
+
+impl Design for ExtTasks {
+    fn name(&self) -> &'static str {
+        "ext-tasks"
+    }
+
+    fn summary(&self) -> &'static str {
+        "The extension `io.modelcontextprotocol/tasks` on protocol revision 2026-07-28:\nstateless requests, server/discover, tasks/get, tasks/update, tasks/cancel."
+    }
+
+    fn title(&self) -> &'static str {
+        "Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28)"
+    }
+
+    fn protocol_version(&self) -> &'static str {
+        PROTOCOL_VERSION
+    }
+
+    fn spec_base(&self) -> &'static str {
+        "https://modelcontextprotocol.io/seps/2663-tasks-extension"
+    }
+
+    fn scenario_folders(&self) -> &'static [&'static str] {
+        &["ext-tasks"]
+    }
+
+    fn fixture_contract(&self) -> String {
+        reference::contract_table()
+    }
+
+    fn task_tools_capability(&self) -> &'static str {
+        "extensions.io.modelcontextprotocol/tasks"
+    }
+
+    /// ping is gone from 2026-07-28; server/discover answers with a result.
+    fn liveness_method(&self) -> &'static str {
+        "server/discover"
+    }
+
+    fn default_client_capabilities(&self) -> Value {
+        // the fixtures' input requests are elicitations, which a client must declare
+        let mut caps = declaring();
+        caps["elicitation"] = json!({});
+        caps
+    }
+
+    fn open<'a>(
+        &self,
+        session: &'a Session,
+        _receiver: ReceiverKind,
+        capabilities: Value,
+    ) -> BoxFuture<'a, Result<ServerInfo, String>> {
+        open(session, capabilities).boxed()
+    }
+
+    fn ask_speaks<'a>(&self, session: &'a Session) -> Option<BoxFuture<'a, Result<String, String>>> {
+        let caps = self.default_client_capabilities();
+        Some(
+            async move {
+                let info = open(session, caps).await?;
+                match info.protocol_version == PROTOCOL_VERSION {
+                    true => Ok(format!("server/discover lists {}", info.protocol_version)),
+                    false => Err(format!(
+                        "server/discover lists no {PROTOCOL_VERSION} (only {:?})",
+                        info.protocol_version
+                    )),
+                }
+            }
+            .boxed(),
+        )
+    }
+
+    fn judge(&self, entries: &[Entry], ctx: &Context) -> Judgement {
+        monitor::judge(entries, ctx)
+    }
+
+    fn monitor_rules(&self) -> &'static [&'static str] {
+        monitor::RULES
+    }
+
+    fn no_tasks_note(&self, capabilities: &Value) -> Option<&'static str> {
+        (!declares(capabilities)).then_some(NO_TASKS)
+    }
+
+    fn marks_trace(&self, method: &str, params: &Value) -> bool {
+        method == "server/discover"
+            || params
+                .get("_meta")
+                .and_then(|m| m.get(META_VERSION))
+                .is_some_and(|v| v == PROTOCOL_VERSION)
+    }
+
+    fn opening_method(&self) -> &'static str {
+        "server/discover"
+    }
+
+    fn declared(&self, result: &Value) -> ServerInfo {
+        discovered(result)
+    }
+
+    fn faults(&self) -> &'static [FaultInfo] {
+        faults::FAULTS
+    }
+
+    fn reference(&self) -> &'static dyn ReferenceReceiver {
+        &Reference
+    }
+}
+
+/// The report's note for a receiver whose server/discover declares no extension.
+const NO_TASKS: &str = "The receiver's server/discover declares no `io.modelcontextprotocol/tasks` extension, so every rule that needs it is not applicable. Still checked: no request gets a CreateTaskResult it did not ask for (ext-tasks.capability.advertise and the negotiation rules).";
+
+/// The extension's reference receiver, over stdio or Streamable HTTP.
+struct Reference;
+
+impl ReferenceReceiver for Reference {
+    fn fault_list(&self) -> String {
+        crate::reference::faults::list_of(faults::FAULTS.iter())
+    }
+
+    fn variant_list(&self) -> String {
+        crate::reference::variants::list_of(variants::VARIANTS)
+    }
+
+    fn serve(&self, options: ServeOptions) -> BoxFuture<'static, Result<(), NotServed>> {
+        async move {
+            let list: Vec<&FaultInfo> = faults::FAULTS.iter().collect();
+            let mut faults = Faults::named(&options.faults, &list, "reference --profile ext-tasks")
+                .map_err(NotServed::Usage)?;
+            faults.variants = crate::reference::variants::named(
+                &options.variants,
+                variants::VARIANTS,
+                "reference --profile ext-tasks",
+            )
+            .map_err(NotServed::Usage)?;
+            let served = match options.http {
+                Some(addr) => http::serve_http(faults, addr).await,
+                None => reference::serve_stdio(faults).await,
+            };
+            served.map_err(|e| NotServed::Failed(e.to_string()))
+        }
+        .boxed()
+    }
+}
 
 /// The protocol revision the extension builds on.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
@@ -22,7 +174,7 @@ pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// Every rule id of the profile starts with this.
 pub const RULE_PREFIX: &str = "ext-tasks.";
 /// The per-request `_meta` key of the protocol version.
-pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const META_VERSION: &str = crate::transport::routing::META_VERSION;
 /// The per-request `_meta` key of the client capabilities.
 pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// The per-request `_meta` key of the client's identity.

@@ -1005,7 +1005,8 @@ mod tests {
     fn server(faults: &[&str]) -> Arc<ExtReference> {
         let names: Vec<String> = faults.iter().map(|f| f.to_string()).collect();
         let (out, _unused) = mpsc::unbounded_channel();
-        ExtReference::new(Faults::from_ext_names(&names).unwrap(), out)
+        let list: Vec<&crate::reference::faults::FaultInfo> = super::super::faults::FAULTS.iter().collect();
+        ExtReference::new(Faults::named(&names, &list, "test").unwrap(), out)
     }
 
     /// Params carrying the per-request `_meta`, declaring the extension or not.

@@ -1,0 +1,110 @@
+//! The Tasks utility of protocol revision 2025-11-25: initialize, the `task` parameter,
+//! tasks/get, tasks/result, tasks/list and tasks/cancel. Its rules are in
+//! `catalogue/2025-11-25.yaml`, its scenarios at the top of `scenarios/` and in
+//! `scenarios/client/`.
+
+mod reference;
+
+use super::Tasks2025;
+use crate::design::{Design, ReferenceReceiver};
+use crate::monitor::{self, Context, Judgement};
+use crate::reference::faults::{FaultInfo, FAULTS};
+use crate::scenario::ReceiverKind;
+use crate::session::{ServerInfo, Session};
+use crate::trace::Entry;
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde_json::{json, Value};
+
+impl Design for Tasks2025 {
+    fn name(&self) -> &'static str {
+        "2025-11-25"
+    }
+
+    fn summary(&self) -> &'static str {
+        "The Tasks utility of protocol revision 2025-11-25: initialize, `task` param,\ntasks/get, tasks/result, tasks/list, tasks/cancel."
+    }
+
+    fn title(&self) -> &'static str {
+        "2025-11-25 Tasks"
+    }
+
+    fn protocol_version(&self) -> &'static str {
+        crate::spec::PROTOCOL_VERSION
+    }
+
+    fn spec_base(&self) -> &'static str {
+        "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks"
+    }
+
+    fn scenario_folders(&self) -> &'static [&'static str] {
+        &["", "client"]
+    }
+
+    fn fixture_contract(&self) -> String {
+        format!(
+            "{}\nClient receivers (`taskcheck client`):\n\n{}",
+            crate::fixtures::contract_table(),
+            crate::fixtures::client::contract_table()
+        )
+    }
+
+    fn task_tools_capability(&self) -> &'static str {
+        "tasks.requests.tools.call"
+    }
+
+    fn default_client_capabilities(&self) -> Value {
+        json!({"elicitation": {}})
+    }
+
+    fn negotiates_task_support(&self, capabilities: &Value) -> bool {
+        monitor::has_capability(capabilities, self.task_tools_capability())
+    }
+
+    fn open<'a>(
+        &self,
+        session: &'a Session,
+        receiver: ReceiverKind,
+        capabilities: Value,
+    ) -> BoxFuture<'a, Result<ServerInfo, String>> {
+        match receiver {
+            ReceiverKind::Server => session.initialize(capabilities).boxed(),
+            ReceiverKind::Client => session.accept(json!({})).boxed(),
+        }
+    }
+
+    fn judge(&self, entries: &[Entry], ctx: &Context) -> Judgement {
+        monitor::judge(entries, ctx)
+    }
+
+    fn monitor_rules(&self) -> &'static [&'static str] {
+        &monitor::MONITOR_RULES
+    }
+
+    fn no_tasks_note(&self, capabilities: &Value) -> Option<&'static str> {
+        capabilities.get("tasks").is_none().then_some(NO_TASKS)
+    }
+
+    fn has_client_receivers(&self) -> bool {
+        true
+    }
+
+    fn opening_method(&self) -> &'static str {
+        "initialize"
+    }
+
+    fn declared(&self, result: &Value) -> ServerInfo {
+        ServerInfo::from_result(result)
+    }
+
+    fn faults(&self) -> &'static [FaultInfo] {
+        FAULTS
+    }
+
+    fn reference(&self) -> &'static dyn ReferenceReceiver {
+        &reference::Reference
+    }
+}
+
+/// The report's note for a receiver that declares no `tasks` capability.
+const NO_TASKS: &str = "The receiver declares no `tasks` capability: it does not implement the 2025-11-25 Tasks utility, so every rule that needs it is not applicable. Still checked: a task-augmented request is processed normally, its `task` ignored (tasks.support.undeclared-processed-normally).";
