@@ -1,6 +1,9 @@
-//! taskcheck: conformance harness for the MCP 2025-11-25 Tasks utility.
+//! taskcheck: conformance harness for the Tasks of the MCP (2025-11-25 and the Tasks extension);
+//! docs/architecture.md draws its layers.
 
 pub mod baseline;
+pub mod design;
+pub mod designs;
 pub mod diff;
 pub mod exit;
 pub mod explore;
@@ -13,7 +16,6 @@ pub mod matcher;
 pub mod model;
 pub mod monitor;
 pub mod offline;
-pub mod profile;
 pub mod project;
 pub mod proposal;
 pub mod reference;
