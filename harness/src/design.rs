@@ -5,9 +5,9 @@
 
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::FaultInfo;
-use crate::scenario::ReceiverKind;
 use crate::session::{ServerInfo, Session};
 use crate::trace::Entry;
+use crate::transport::ReceiverKind;
 use futures::future::BoxFuture;
 use serde_json::Value;
 

@@ -4,8 +4,9 @@ use crate::designs::Profile;
 use crate::fuzzwire::FUZZ_WIRE_RULES;
 use crate::monitor::CONDUCT_RULES;
 use crate::reference::faults::{client_faults, list_of};
-use crate::scenario::{ReceiverKind, Scenario};
+use crate::scenario::Scenario;
 use crate::spec::{self, Rule};
+use crate::transport::ReceiverKind;
 
 /// Who judges a rule: scenario ids and `monitor`.
 pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {

@@ -1,6 +1,7 @@
 //! The layering of `harness/src` (docs/architecture.md): no import circle between files, no
-//! design folder importing another, and no shared file naming a design. A parent module's
-//! use of its own submodules is not an edge: a folder is one unit.
+//! design folder importing another, and no shared file naming a design. An import of what a
+//! module re-exports is an import of the file that defines it; a module's use of its own
+//! submodules is not an import.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -55,28 +56,79 @@ fn code_of(text: &str) -> String {
         .join("\n")
 }
 
-/// The longest module a path names.
-fn resolve<'a>(mods: &'a BTreeMap<String, String>, path: &str) -> Option<&'a str> {
+/// The module that defines what a path names: the longest module it names, or, where that
+/// module re-exports the next name from a submodule (`pub use child::{Name}`, `pub use
+/// child::*`), the submodule that defines it.
+fn resolve(mods: &BTreeMap<String, String>, path: &str) -> Option<String> {
     let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
-    (1..=parts.len())
+    let n = (1..=parts.len())
         .rev()
-        .map(|n| parts[..n].join("::"))
-        .find_map(|m| mods.get_key_value(&m).map(|(k, _)| k.as_str()))
+        .find(|n| mods.contains_key(&parts[..*n].join("::")))?;
+    let module = parts[..n].join("::");
+    let Some(item) = parts.get(n) else {
+        return Some(module);
+    };
+    let code = &mods[&module];
+    let from = code.match_indices("pub use ").find_map(|(at, _)| {
+        let line = code[at + 8..].split(';').next().unwrap_or("");
+        let (child, names) = line.split_once("::")?;
+        let child_module = format!("{module}::{child}");
+        let defines = |c: &str| {
+            [
+                "fn", "struct", "enum", "const", "static", "trait", "type", "mod",
+            ]
+            .iter()
+            .any(|k| c.contains(&format!("pub {k} {item}")))
+        };
+        let names_it = names
+            .trim_matches(|c| c == '{' || c == '}')
+            .split(',')
+            .any(|n| n.trim() == *item);
+        let glob = names.trim() == "*" && mods.get(&child_module).is_some_and(|c| defines(c));
+        (names_it || glob).then_some(child_module)
+    });
+    match from {
+        Some(child) if mods.contains_key(&child) => {
+            resolve(mods, &format!("{child}::{}", parts[n..].join("::")))
+        }
+        _ => Some(module),
+    }
 }
 
-/// The modules a module imports (`crate::…` and `super::…` paths), besides its own children.
+/// The modules a module imports: the files that define what its `crate::…`, `super::…` and
+/// `child::…` paths name. A module's use of its own submodules is how it is composed, not an
+/// import, so a submodule may use its parent's types.
 fn imports(mods: &BTreeMap<String, String>, module: &str, code: &str) -> BTreeSet<String> {
     let parent: Vec<&str> = module.split("::").collect();
     let parent = parent[..parent.len() - 1].join("::");
+    let children: Vec<String> = mods
+        .keys()
+        .filter_map(|m| m.strip_prefix(&format!("{module}::")))
+        .filter(|rest| !rest.contains("::"))
+        .map(|c| format!("{c}::"))
+        .collect();
+    let mut prefixes = vec![
+        ("crate::".to_string(), String::new()),
+        ("super::".into(), parent),
+    ];
+    prefixes.extend(
+        children
+            .iter()
+            .map(|c| (c.clone(), format!("{module}::{}", &c[..c.len() - 2]))),
+    );
     let mut out = BTreeSet::new();
-    for (prefix, base) in [("crate::", String::new()), ("super::", parent)] {
-        for (at, _) in code.match_indices(prefix) {
+    for (prefix, base) in &prefixes {
+        for (at, _) in code.match_indices(prefix.as_str()) {
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
             let rest = &code[at + prefix.len()..];
             let path: String = rest
                 .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':' || *c == '*')
                 .collect();
-            let path = path.trim_end_matches(':');
+            let path = path.trim_end_matches(':').trim_end_matches("::*");
             let full = [base.as_str(), path]
                 .iter()
                 .filter(|p| !p.is_empty())
@@ -98,7 +150,7 @@ fn imports(mods: &BTreeMap<String, String>, module: &str, code: &str) -> BTreeSe
             for t in targets {
                 if let Some(m) = resolve(mods, &t) {
                     if m != module && !m.starts_with(&format!("{module}::")) {
-                        out.insert(m.to_string());
+                        out.insert(m);
                     }
                 }
             }
@@ -114,33 +166,51 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
         .collect()
 }
 
-/// A circle of imports, if there is one.
-fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
-    fn visit(
-        node: &str,
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(at) = path.iter().position(|p| p == node) {
-            return Some(path[at..].to_vec());
+/// Every circle of imports: the groups of modules that reach each other (Tarjan's strongly
+/// connected components of more than one module).
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct Walk<'g> {
+        graph: &'g BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'g str, (usize, usize)>,
+        stack: Vec<&'g str>,
+        out: Vec<Vec<String>>,
+    }
+    fn visit<'g>(w: &mut Walk<'g>, node: &'g str) {
+        let n = w.index.len();
+        w.index.insert(node, (n, n));
+        w.stack.push(node);
+        for next in w.graph.get(node).into_iter().flatten() {
+            let low = match w.index.get(next.as_str()) {
+                None => {
+                    visit(w, next);
+                    w.index[next.as_str()].1
+                }
+                Some(&(i, _)) if w.stack.contains(&next.as_str()) => i,
+                Some(_) => continue,
+            };
+            let entry = w.index.get_mut(node).unwrap();
+            entry.1 = entry.1.min(low);
         }
-        if !done.insert(node.to_string()) {
-            return None;
-        }
-        path.push(node.to_string());
-        for next in graph.get(node).into_iter().flatten() {
-            if let Some(c) = visit(next, graph, path, done) {
-                return Some(c);
+        if w.index[node].0 == w.index[node].1 {
+            let at = w.stack.iter().position(|m| *m == node).unwrap();
+            let group: Vec<String> = w.stack.drain(at..).map(String::from).collect();
+            if group.len() > 1 {
+                w.out.push(group);
             }
         }
-        path.pop();
-        None
     }
-    let mut done = BTreeSet::new();
-    graph
-        .keys()
-        .find_map(|m| visit(m, graph, &mut Vec::new(), &mut done))
+    let mut w = Walk {
+        graph,
+        index: BTreeMap::new(),
+        stack: Vec::new(),
+        out: Vec::new(),
+    };
+    for node in graph.keys() {
+        if !w.index.contains_key(node.as_str()) {
+            visit(&mut w, node);
+        }
+    }
+    w.out
 }
 
 /// The design folder a module belongs to (`designs::<name>…`).
@@ -151,7 +221,7 @@ fn design_of(module: &str) -> Option<&str> {
 
 #[test]
 fn no_import_runs_in_a_circle() {
-    assert_eq!(circle(&graph()), None);
+    assert_eq!(circles(&graph()), Vec::<Vec<String>>::new());
 }
 
 #[test]
@@ -160,9 +230,9 @@ fn a_circle_is_found_where_there_is_one() {
     g.insert("a".to_string(), BTreeSet::from(["b".to_string()]));
     g.insert("b".to_string(), BTreeSet::from(["c".to_string()]));
     g.insert("c".to_string(), BTreeSet::from(["a".to_string()]));
-    assert_eq!(circle(&g).map(|c| c.len()), Some(3));
+    assert_eq!(circles(&g).iter().map(Vec::len).collect::<Vec<_>>(), [3]);
     g.insert("c".to_string(), BTreeSet::new());
-    assert_eq!(circle(&g), None);
+    assert!(circles(&g).is_empty());
 }
 
 #[test]

@@ -4,12 +4,12 @@
 use super::args::SuiteArgs;
 use super::run::run_suite;
 use super::usage_error;
-use mcp_taskcheck::scenario::ReceiverKind;
 use mcp_taskcheck::transport::client::{
     self as client_transport, ClientConnector, ClientTransport,
 };
 use mcp_taskcheck::transport::http::HttpConnector;
 use mcp_taskcheck::transport::stdio::StdioConnector;
+use mcp_taskcheck::transport::ReceiverKind;
 use mcp_taskcheck::{exit, inspect, reference};
 use reqwest::header::HeaderMap;
 use std::path::PathBuf;

@@ -8,7 +8,7 @@ use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::project::{self, Receiver};
 use mcp_taskcheck::proposal::{self, Choice};
 use mcp_taskcheck::runner::Limits;
-use mcp_taskcheck::scenario::ReceiverKind;
+use mcp_taskcheck::transport::ReceiverKind;
 use mcp_taskcheck::{exit, inspect};
 use serde_json::Value;
 use std::io::{BufRead, Write};

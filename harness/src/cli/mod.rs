@@ -22,8 +22,9 @@ use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::exit;
 use mcp_taskcheck::fixtures::FixtureMap;
 use mcp_taskcheck::runner::{Config, Limits};
-use mcp_taskcheck::scenario::{self, ReceiverKind, Scenario};
+use mcp_taskcheck::scenario::{self, Scenario};
 use mcp_taskcheck::schema::SchemaSet;
+use mcp_taskcheck::transport::ReceiverKind;
 use std::sync::Arc;
 use std::time::Duration;
 

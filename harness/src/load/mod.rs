@@ -503,7 +503,7 @@ pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadRepo
     };
     let opened = opts
         .profile
-        .open(&session, crate::scenario::ReceiverKind::Server, caps)
+        .open(&session, crate::transport::ReceiverKind::Server, caps)
         .await;
     if let Err(e) = opened {
         return LoadReport {

@@ -13,8 +13,8 @@ pub mod variants;
 
 use crate::fixtures;
 use crate::model::TaskStatus;
-use crate::scenario::ReceiverKind;
 use crate::spec::PROTOCOL_VERSION;
+use crate::transport::ReceiverKind;
 use crate::wire::{self, code, Message, Outcome};
 pub use client::run_client;
 use faults::{Fault, Faults};

@@ -2,6 +2,7 @@
 
 use crate::designs::Profile;
 use crate::model::TaskStatus;
+use crate::transport::ReceiverKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -69,23 +70,6 @@ impl Requires {
             && self.tools.is_empty()
             && self.transport.is_none()
             && !self.distinct_auth
-    }
-}
-
-/// The side of an MCP connection that receives task-augmented requests.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ReceiverKind {
-    /// An MCP server: taskcheck connects as its client.
-    #[default]
-    Server,
-    /// An MCP client: taskcheck serves it, and sends it `sampling`/`elicitation` requests.
-    Client,
-}
-
-impl ReceiverKind {
-    fn is_server(&self) -> bool {
-        *self == ReceiverKind::Server
     }
 }
 

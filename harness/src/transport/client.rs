@@ -14,7 +14,7 @@ use super::stdio::{
     read_log_lines, read_messages, spawn_group, watch_exit, write_lines, GroupGuard,
 };
 use super::{Connect, ConnectError, Connection, Incoming, Outgoing, Peer};
-use crate::scenario::ReceiverKind;
+use crate::transport::ReceiverKind;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

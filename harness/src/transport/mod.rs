@@ -10,11 +10,38 @@ pub mod served;
 pub mod sse;
 pub mod stdio;
 
-use crate::scenario::ReceiverKind;
 use crate::wire::{DecodeError, Message};
 use serde_json::Value;
 use std::future::Future;
 use tokio::sync::mpsc;
+
+/// The side of an MCP connection that receives task-augmented requests.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ReceiverKind {
+    /// An MCP server: taskcheck connects as its client.
+    #[default]
+    Server,
+    /// An MCP client: taskcheck serves it, and sends it `sampling`/`elicitation` requests.
+    Client,
+}
+
+impl ReceiverKind {
+    /// Serde's default check, to leave the default out of files.
+    pub fn is_server(&self) -> bool {
+        *self == ReceiverKind::Server
+    }
+}
 
 /// What arrives from a receiver.
 #[derive(Debug)]

@@ -15,7 +15,7 @@ use super::ExtTasks;
 use crate::design::{Design, NotServed, ReferenceReceiver, ServeOptions};
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::{FaultInfo, Faults};
-use crate::scenario::ReceiverKind;
+use crate::transport::ReceiverKind;
 use crate::session::{ServerInfo, Session};
 use crate::trace::Entry;
 use crate::wire::Outcome;

@@ -9,7 +9,7 @@ use super::Tasks2025;
 use crate::design::{Design, ReferenceReceiver};
 use crate::monitor::{self, Context, Judgement};
 use crate::reference::faults::{FaultInfo, FAULTS};
-use crate::scenario::ReceiverKind;
+use crate::transport::ReceiverKind;
 use crate::session::{ServerInfo, Session};
 use crate::trace::Entry;
 use futures::future::BoxFuture;
