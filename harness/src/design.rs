@@ -3,13 +3,15 @@
 //! is recognised). Shared code asks a design's `Profile` (in the registry) through this trait and
 //! never which design it is; `designs/` holds one folder per design.
 
+use crate::explore::ops::{Offer, Op, Steps};
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::FaultInfo;
-use crate::session::{ServerInfo, Session};
+use crate::session::{Reply, ServerInfo, Session};
 use crate::trace::Entry;
 use crate::transport::ReceiverKind;
 use futures::future::BoxFuture;
 use serde_json::Value;
+use std::time::{Duration, Instant};
 
 /// One design of Tasks. Default methods hold what most designs share.
 pub trait Design: Sync + Send + 'static {
@@ -32,6 +34,11 @@ pub trait Design: Sync + Send + 'static {
     /// The folders under `scenarios/` holding the design's built-in scenarios (`""` is the
     /// top folder).
     fn scenario_folders(&self) -> &'static [&'static str];
+
+    /// Built-in scenarios the design holds itself, as (file name, YAML text); none by default.
+    fn own_scenarios(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
 
     /// The fixture contract receivers of this design play (`taskcheck list --fixtures`).
     fn fixture_contract(&self) -> String;
@@ -96,11 +103,100 @@ pub trait Design: Sync + Send + 'static {
     /// What the result of the opening request declares.
     fn declared(&self, result: &Value) -> ServerInfo;
 
+    /// The steps a drawn sequence of operations becomes (`explore`); none by default.
+    fn explore_steps(&self, _ops: &[Op], _offer: &Offer) -> Steps {
+        (Vec::new(), Vec::new(), Vec::new())
+    }
+
+    /// What a requestor may send under the design (fuzz-wire draws its cases from it); by
+    /// default, none of the optional requests.
+    fn requests(&self) -> Requests {
+        Requests {
+            initialize: false,
+            list: false,
+            task_param: false,
+        }
+    }
+
+    /// The requests that name a task by `taskId`, each with the other params it needs, for a
+    /// receiver that offers what `offer` says; none by default.
+    fn task_id_requests(&self, _offer: &Offer) -> Vec<(&'static str, Value)> {
+        Vec::new()
+    }
+
+    /// The rule an answer to a request naming a task that does not exist is held to (its code
+    /// is -32602): `string_id` when the taskId is a string; `None` where no rule says.
+    fn bad_task_id_rule(&self, _method: &str, _string_id: bool) -> Option<&'static str> {
+        None
+    }
+
+    /// The `_meta` every request carries under the design, if any (stateless designs).
+    fn request_meta(&self) -> Option<serde_json::Map<String, Value>> {
+        None
+    }
+
+    /// Why a client must never send a JSON-RPC response under the design, if it must not.
+    fn forbids_client_responses(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The rules `load` judges every task it completes by; none by default.
+    fn load_rules(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The client capabilities a session that only creates and polls tasks declares.
+    fn load_capabilities(&self) -> Value {
+        Value::Object(Default::default())
+    }
+
+    /// One task of `load`, from its creation to its result checked; a failure names its rule
+    /// first (`rule: what happened`). By default the design has no load task.
+    fn load_task<'a>(&self, _run: &'a dyn LoadRun, _i: usize) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(std::future::ready(Err(format!(
+            "the {} design defines no load task",
+            self.name()
+        ))))
+    }
+
     /// The faults of the design's reference receiver.
     fn faults(&self) -> &'static [FaultInfo];
 
     /// The reference receiver: its listings and serving it.
     fn reference(&self) -> &'static dyn ReferenceReceiver;
+}
+
+/// One session under `load`, as a design's load routine drives it.
+pub trait LoadRun: Sync {
+    /// The fixture's `ms` for task `i`.
+    fn sleep_ms(&self, i: usize) -> u64;
+    /// Sends a request; the error is the failure.
+    fn ask<'a>(&'a self, method: &'a str, params: Value) -> BoxFuture<'a, Result<Reply, String>>;
+    /// A tools/call meant to create a task: its result and reply, or `None` (counted) when
+    /// the receiver refused it.
+    fn create(&self, params: Value) -> BoxFuture<'_, Result<Option<(Value, Reply)>, String>>;
+    /// Whether a task id is seen for the first time (ids must be unique); remembers it.
+    fn first_sight(&self, id: &str) -> bool;
+    /// A tasks/get answered after `elapsed`.
+    fn got(&self, elapsed: Duration);
+    /// A task's result checked, its creation having begun at `start`.
+    fn completed(&self, start: Instant);
+    /// Waits as a task's poll interval (`key`) asks (requestors SHOULD), at least 10 ms.
+    fn pause(&self, task: &Value, key: &str) -> BoxFuture<'static, ()> {
+        let poll = task.get(key).and_then(Value::as_u64).unwrap_or(100).max(10);
+        Box::pin(tokio::time::sleep(Duration::from_millis(poll)))
+    }
+}
+
+/// What a requestor may send under a design.
+#[derive(Debug, Clone, Copy)]
+pub struct Requests {
+    /// An initialize first (so input before it is a case of its own).
+    pub initialize: bool,
+    /// tasks/list, with cursors.
+    pub list: bool,
+    /// The `task` parameter with a requested ttl.
+    pub task_param: bool,
 }
 
 /// What `taskcheck reference` was asked for, beyond the design.

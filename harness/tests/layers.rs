@@ -6,17 +6,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Shared files that still ask which design runs, to be moved into the design folders; the
-/// list may only shrink.
-const NOT_YET_PEERS: [&str; 6] = [
-    "explore/ext_steps.rs",
-    "explore/mod.rs",
-    "fuzzwire/inputs.rs",
-    "fuzzwire/mod.rs",
-    "load/ext.rs",
-    "load/mod.rs",
-];
-
 /// Every module of the library: its path (`a::b`) and its source without comments and tests.
 fn modules() -> BTreeMap<String, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -255,22 +244,9 @@ fn only_a_design_names_its_folder_and_no_design_imports_another() {
             naming.insert(module);
         }
     }
-    let allowed: BTreeSet<String> = NOT_YET_PEERS
-        .iter()
-        .map(|f| {
-            let m = f.trim_end_matches(".rs").replace('/', "::");
-            m.trim_end_matches("::mod").to_string()
-        })
-        .collect();
-    let newly: Vec<&String> = naming.difference(&allowed).collect();
     assert!(
-        newly.is_empty(),
-        "shared files that name a design: {newly:?}"
-    );
-    let moved: Vec<&String> = allowed.difference(&naming).collect();
-    assert!(
-        moved.is_empty(),
-        "no longer name a design, take them off NOT_YET_PEERS: {moved:?}"
+        naming.is_empty(),
+        "shared files that name a design: {naming:?}"
     );
 }
 

@@ -3,14 +3,13 @@
 //! monitors as the library; a failing sequence is shrunk to a minimal one and saved as a
 //! scenario `taskcheck run` replays. The same seed gives the same sequences.
 
-mod ext_steps;
 pub mod ops;
 
 use crate::designs::Profile;
 use crate::monitor::has_capability;
 use crate::report::{Origin, RunReport};
 use crate::runner::{probe, run_scenario, Config, ScenarioRun};
-use crate::scenario::{self, Scenario};
+use crate::scenario::{self, Requires, Scenario};
 use crate::session::ServerInfo;
 use crate::transport::Connect;
 use crate::verdict::{Check, Verdict};
@@ -95,7 +94,7 @@ fn rng(seed: u64) -> TestRunner {
     TestRunner::new_with_rng(proptest::test_runner::Config::default(), seeded_rng(seed))
 }
 
-fn offer_of(capabilities: &Value, tools: &[Value], config: &Config, profile: Profile) -> Offer {
+fn offer_of(capabilities: &Value, tools: &[Value], config: &Config) -> Offer {
     let listed = |role: &&&str| {
         let name = config.fixtures.tool_name(role);
         tools
@@ -103,7 +102,6 @@ fn offer_of(capabilities: &Value, tools: &[Value], config: &Config, profile: Pro
             .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
     };
     Offer {
-        profile,
         list: capabilities.pointer("/tasks/list").is_some(),
         cancel: capabilities.pointer("/tasks/cancel").is_some(),
         tools: ops::TASK_TOOLS
@@ -123,7 +121,7 @@ pub async fn probe_offer<C: Connect>(
     let (info, tools) = probe(connector, &config.limits, profile)
         .await
         .map_err(|e| format!("cannot probe the receiver: {e}"))?;
-    let offer = offer_of(&info.capabilities, &tools, config, profile);
+    let offer = offer_of(&info.capabilities, &tools, config);
     Ok((info, offer))
 }
 
@@ -168,7 +166,7 @@ async fn search<C: Connect>(
             continue;
         };
         let drawn = tree.current();
-        let first = drawn_scenario(&name(""), "", &drawn, &offer);
+        let first = drawn_scenario(&name(""), "", &drawn, &offer, options.profile);
         if first.steps.is_empty() {
             continue;
         }
@@ -206,7 +204,7 @@ async fn search<C: Connect>(
         };
         let minimal = shrink
             .minimise(drawn.clone(), |ops| {
-                let s = drawn_scenario(&name(""), "", ops, &offer);
+                let s = drawn_scenario(&name(""), "", ops, &offer, options.profile);
                 async move {
                     if s.steps.is_empty() {
                         return false;
@@ -222,13 +220,15 @@ async fn search<C: Connect>(
             })
             .await;
         let shrink_runs = shrink.runs;
-        let steps = drawn_scenario(&name(""), "", &minimal, &offer).steps.len();
+        let steps = drawn_scenario(&name(""), "", &minimal, &offer, options.profile)
+            .steps
+            .len();
         let title = format!(
             "explore seed {case_seed}: {steps} steps that make {} {}",
             bad.rule,
             bad.verdict.label()
         );
-        let scenario = drawn_scenario(&name(""), &title, &minimal, &offer);
+        let scenario = drawn_scenario(&name(""), &title, &minimal, &offer, options.profile);
         let reproduced = fails_alike(&run_scenario(connector, &scenario, config).await);
         let mut failure = Failure {
             case_seed,
@@ -418,12 +418,35 @@ impl Exploration {
 }
 
 /// The scenario that performs `ops` against a receiver offering `offer`, in its design.
-pub fn drawn_scenario(id: &str, title: &str, ops: &[ops::Op], offer: &ops::Offer) -> Scenario {
-    let steps = match offer.profile == crate::designs::EXT_TASKS {
-        true => ext_steps::steps(ops, offer),
-        false => ops::steps_2025(ops, offer),
+pub fn drawn_scenario(
+    id: &str,
+    title: &str,
+    ops: &[Op],
+    offer: &Offer,
+    profile: Profile,
+) -> Scenario {
+    let (steps, tools, capabilities) = profile.explore_steps(ops, offer);
+    let mut scenario = Scenario {
+        id: id.into(),
+        title: title.into(),
+        rules: Vec::new(),
+        tags: Some(vec!["explore".into()]),
+        requires: Requires {
+            capabilities,
+            tools,
+            ..Requires::default()
+        },
+        breaks: Vec::new(),
+        client_capabilities: None,
+        receiver: Default::default(),
+        profile,
+        timeout_ms: None,
+        steps,
     };
-    ops::scenario(id, title, steps, offer)
+    scenario.rules = scenario.judged_rules();
+    scenario.rules.sort();
+    scenario.rules.dedup();
+    scenario
 }
 
 #[cfg(test)]
@@ -442,7 +465,6 @@ mod tests {
             list: true,
             cancel: true,
             tools: ops::TASK_TOOLS.iter().map(|t| t.to_string()).collect(),
-            ..Offer::default()
         }
     }
 
@@ -454,13 +476,22 @@ mod tests {
 
     #[test]
     fn every_drawn_sequence_prints_as_a_scenario_that_parses_back() {
-        for profile in Profile::ALL {
-            let offer = Offer {
-                profile: *profile,
-                ..everything()
-            };
+        // the designs that draw steps at all (a design may define none)
+        let exploring: Vec<&Profile> = Profile::ALL
+            .iter()
+            .filter(|p| !p.explore_steps(&drawn(0), &everything()).0.is_empty())
+            .collect();
+        assert!(exploring.len() >= 2, "{exploring:?}");
+        for profile in exploring {
+            let offer = everything();
             for seed in 0..200 {
-                let s = drawn_scenario(&format!("explore-{seed}"), "t", &drawn(seed), &offer);
+                let s = drawn_scenario(
+                    &format!("explore-{seed}"),
+                    "t",
+                    &drawn(seed),
+                    &offer,
+                    *profile,
+                );
                 let back = scenario::parse(&scenario::print(&s), "saved.yaml")
                     .unwrap_or_else(|e| panic!("{profile} seed {seed}: {e}"));
                 assert_eq!(back, s);

@@ -3,8 +3,7 @@
 //! Operations name earlier tasks by index, modulo the tasks created so far, so any
 //! subsequence (what shrinking tries) is still a valid sequence.
 
-use crate::designs::Profile;
-use crate::scenario::{Expect, PeerName, Requires, Scenario, Step, StepKind};
+use crate::scenario::{PeerName, Step, StepKind};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -79,18 +78,14 @@ pub fn sequences(max_ops: usize) -> impl Strategy<Value = Vec<Op>> {
 /// What the receiver offers, so only operations it can take are drawn into steps.
 #[derive(Debug, Clone, Default)]
 pub struct Offer {
-    /// The design of Tasks the receiver is tested under.
-    pub profile: Profile,
     pub list: bool,
     pub cancel: bool,
     /// Fixture tools it lists.
     pub tools: Vec<String>,
 }
 
-const RULE_LISTED: &str = "tasks.list.contains-retrievable";
-const RULE_CANCEL_TERMINAL: &str = "tasks.cancel.terminal-rejected";
-
-pub(super) fn step(kind: StepKind) -> Step {
+/// A step of a kind, with nothing else said.
+pub fn step(kind: StepKind) -> Step {
     Step {
         kind,
         rule: None,
@@ -104,7 +99,8 @@ pub(super) fn step(kind: StepKind) -> Step {
     }
 }
 
-pub(super) fn send(method: &str, params: Value) -> Step {
+/// A request step.
+pub fn send(method: &str, params: Value) -> Step {
     step(StepKind::Send {
         method: method.into(),
         params,
@@ -117,43 +113,12 @@ pub(super) fn send(method: &str, params: Value) -> Step {
     })
 }
 
-/// The scenario that performs drawn steps (`steps_2025` or the extension's) against a
-/// receiver offering `offer`.
-pub fn scenario(
-    id: &str,
-    title: &str,
-    (steps, tools, capabilities): Steps,
-    offer: &Offer,
-) -> Scenario {
-    let mut scenario = Scenario {
-        id: id.into(),
-        title: title.into(),
-        rules: Vec::new(),
-        tags: Some(vec!["explore".into()]),
-        requires: Requires {
-            capabilities,
-            tools,
-            ..Requires::default()
-        },
-        breaks: Vec::new(),
-        client_capabilities: None,
-        receiver: Default::default(),
-        profile: offer.profile,
-        timeout_ms: None,
-        steps,
-    };
-    scenario.rules = scenario.judged_rules();
-    scenario.rules.sort();
-    scenario.rules.dedup();
-    scenario
-}
-
 /// What a sequence becomes: its steps, the fixture tools and server capabilities they need.
-pub(super) type Steps = (Vec<Step>, Vec<String>, Vec<String>);
+pub type Steps = (Vec<Step>, Vec<String>, Vec<String>);
 
 /// The fixture tool a create draws and its tools/call params, if the receiver offers it (and,
 /// for a call without a task, the tool runs plainly); the tool joins the ones `tools` needs.
-pub(super) fn fixture_call(
+pub fn fixture_call(
     offer: &Offer,
     tool: usize,
     ms: u64,
@@ -168,101 +133,4 @@ pub(super) fn fixture_call(
         tools.push(name.to_string());
     }
     Some((name, json!({"name": name, "arguments": {"ms": ms}})))
-}
-
-/// The steps of `ops` under 2025-11-25: task-augmented calls, tasks/result, tasks/list.
-pub(super) fn steps_2025(ops: &[Op], offer: &Offer) -> Steps {
-    let mut steps = Vec::new();
-    let mut tasks = 0usize;
-    let mut terminal: Vec<bool> = Vec::new();
-    let mut tools = Vec::new();
-    for op in ops {
-        let pick = |i: &usize| (tasks > 0).then(|| i % tasks);
-        match op {
-            Op::Create {
-                tool,
-                ms,
-                task,
-                ttl,
-            } => {
-                let Some((name, mut params)) = fixture_call(offer, *tool, *ms, *task, &mut tools)
-                else {
-                    continue;
-                };
-                if !task {
-                    steps.push(send("tools/call", params));
-                    continue;
-                }
-                params["task"] = ttl.map(|t| json!({"ttl": t})).unwrap_or(json!({}));
-                let mut create = send("tools/call", params);
-                create.expect = Some(Expect::Result(
-                    json!({"task": {"taskId": {"$capture": format!("t{tasks}")}}}),
-                ));
-                steps.push(create);
-                if name == "elicit_input" {
-                    steps.push(step(StepKind::Answer {
-                        method: "elicitation/create".into(),
-                        reply: json!({"action": "accept", "content": {"answer": "42"}}),
-                    }));
-                }
-                tasks += 1;
-                terminal.push(false);
-            }
-            Op::Get(i) => {
-                if let Some(n) = pick(i) {
-                    steps.push(send("tasks/get", json!({"taskId": format!("${{t{n}}}")})));
-                }
-            }
-            Op::Result { task, overlap } => {
-                if let Some(n) = pick(task) {
-                    let result = send("tasks/result", json!({"taskId": format!("${{t{n}}}")}));
-                    steps.push(match overlap {
-                        true => step(StepKind::Parallel(vec![result.clone(), result])),
-                        false => result,
-                    });
-                    terminal[n] = true;
-                }
-            }
-            Op::Cancel(i) => {
-                if let Some(n) = pick(i).filter(|_| offer.cancel) {
-                    let mut cancel = send("tasks/cancel", json!({"taskId": format!("${{t{n}}}")}));
-                    if terminal[n] {
-                        cancel.rule = Some(RULE_CANCEL_TERMINAL.into());
-                        cancel.expect = Some(Expect::Error(json!({"code": -32602})));
-                    }
-                    steps.push(cancel);
-                    terminal[n] = true;
-                }
-            }
-            Op::List(i) => {
-                if let Some(n) = pick(i).filter(|_| offer.list) {
-                    let mut walk = step(StepKind::WalkList {
-                        contains: Some(format!("${{t{n}}}")),
-                        lacks: None,
-                        next_cursor_rule: None,
-                        page_limit_rule: None,
-                    });
-                    walk.rule = Some(RULE_LISTED.into());
-                    steps.push(walk);
-                }
-            }
-            Op::Wait(ms) => steps.push(step(StepKind::Wait { ms: *ms })),
-        }
-    }
-    let mut capabilities = vec!["tasks.requests.tools.call".to_string()];
-    for (used, cap) in [
-        (
-            steps.iter().any(|s| s.rule.as_deref() == Some(RULE_LISTED)),
-            "tasks.list",
-        ),
-        (
-            ops.iter().any(|o| matches!(o, Op::Cancel(_))) && offer.cancel,
-            "tasks.cancel",
-        ),
-    ] {
-        if used {
-            capabilities.push(cap.into());
-        }
-    }
-    (steps, tools, capabilities)
 }

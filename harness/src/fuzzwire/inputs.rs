@@ -1,7 +1,6 @@
 //! The malformed and edge-case inputs `fuzz-wire` sends, drawn at random from a seed.
 
-use crate::designs;
-use crate::designs::{ext_tasks, Profile};
+use crate::designs::Profile;
 use crate::explore::ops::Offer;
 use crate::fixtures::FixtureMap;
 use proptest::prelude::Rng;
@@ -116,21 +115,21 @@ fn not_json(rng: &mut impl Rng, id: &str) -> String {
 pub fn draw(
     rng: &mut impl Rng,
     case: u64,
-    offer: &Offer,
+    (offer, profile): (&Offer, Profile),
     tasks: bool,
     fixtures: &FixtureMap,
 ) -> Input {
-    let mut input = draw_lines(rng, case, offer, tasks, fixtures);
-    if offer.profile == designs::EXT_TASKS {
+    let mut input = draw_lines(rng, case, (offer, profile), tasks, fixtures);
+    if let Some(meta) = profile.request_meta() {
         // every request carries the per-request _meta, so what is wrong is the input alone
-        input.lines = input.lines.iter().map(|l| stamped(l)).collect();
-        input.profile = designs::EXT_TASKS;
+        input.lines = input.lines.iter().map(|l| stamped(l, &meta)).collect();
     }
+    input.profile = profile;
     input
 }
 
-/// A request line with the extension's per-request `_meta` added (other lines as they are).
-fn stamped(line: &str) -> String {
+/// A request line with the design's per-request `_meta` added (other lines as they are).
+fn stamped(line: &str, request_meta: &serde_json::Map<String, Value>) -> String {
     let Ok(Value::Object(mut message)) = serde_json::from_str::<Value>(line) else {
         return line.to_string();
     };
@@ -139,20 +138,19 @@ fn stamped(line: &str) -> String {
     }
     let params = message.entry("params").or_insert_with(|| json!({}));
     if let Some(p) = params.as_object_mut() {
-        let caps = designs::EXT_TASKS.default_client_capabilities();
         let meta = p.entry("_meta").or_insert_with(|| json!({}));
         if let Some(m) = meta.as_object_mut() {
-            m.extend(ext_tasks::request_meta(caps));
+            m.extend(request_meta.clone());
         }
     }
     Value::Object(message).to_string()
 }
 
-/// The classes a receiver offering `offer` can be sent: the extension has no initialize,
-/// tasks/list or client-requested ttl, and ignores the `task` parameter (its scenarios judge
-/// that), so it gets neither before-init, bad-cursor, odd-ttl nor bad-task-param cases.
-fn classes(offer: &Offer, tasks: bool) -> Vec<Class> {
-    let ext = offer.profile == designs::EXT_TASKS;
+/// The classes a receiver offering `offer` can be sent: before-init, bad-cursor, odd-ttl and
+/// bad-task-param cases only where the design has an initialize, tasks/list and the `task`
+/// parameter.
+fn classes((offer, profile): (&Offer, Profile), tasks: bool) -> Vec<Class> {
+    let requests = profile.requests();
     let mut classes = vec![
         Class::ParseError,
         Class::InvalidRequest,
@@ -161,38 +159,37 @@ fn classes(offer: &Offer, tasks: bool) -> Vec<Class> {
         Class::StrayResponse,
         Class::Notification,
     ];
-    if !ext {
+    if requests.initialize {
         classes.push(Class::BeforeInit);
     }
-    if tasks {
+    if tasks && !profile.task_id_requests(offer).is_empty() {
         classes.push(Class::BadTaskId);
     }
-    if offer.list && !ext {
+    if offer.list && requests.list {
         classes.push(Class::BadCursor);
     }
-    if offer.tools.iter().any(|t| t == "optional_sleep") && !ext {
+    if offer.tools.iter().any(|t| t == "optional_sleep") && requests.task_param {
         classes.extend([Class::BadTaskParam, Class::OddTtl]);
     }
     classes
 }
 
-/// The case, before the extension's per-request `_meta` is added to its lines.
+/// The case, before the design's per-request `_meta` is added to its lines.
 fn draw_lines(
     rng: &mut impl Rng,
     case: u64,
-    offer: &Offer,
+    (offer, profile): (&Offer, Profile),
     tasks: bool,
     fixtures: &FixtureMap,
 ) -> Input {
     let id = format!("fw-{case}");
-    let ext = offer.profile == designs::EXT_TASKS;
-    let class = *pick(rng, &classes(offer, tasks));
+    let class = *pick(rng, &classes((offer, profile), tasks));
     let one = |line: String, ids: Vec<Value>| Input {
         class,
         lines: vec![line],
         ids,
         before_init: false,
-        profile: designs::TASKS_2025,
+        profile: Profile::default(),
     };
     let sleep = |task: Value| {
         let call = json!({"name": "optional_sleep", "arguments": {"ms": 0}, "task": task});
@@ -234,14 +231,7 @@ fn draw_lines(
             one(request(&id, &method, json!({})), vec![json!(id)])
         }
         Class::BadTaskId => {
-            let mut methods = match ext {
-                true => vec!["tasks/get", "tasks/update"],
-                false => vec!["tasks/get", "tasks/result"],
-            };
-            if offer.cancel || ext {
-                methods.push("tasks/cancel");
-            }
-            let method = pick(rng, &methods).to_string();
+            let (method, extra) = pick(rng, &profile.task_id_requests(offer)).clone();
             let mut params = match rng.next_u64() % 10 {
                 0 => json!({}),
                 1 => json!({"taskId": null}),
@@ -254,10 +244,10 @@ fn draw_lines(
                 8 => json!({"taskId": "../../../etc/passwd"}),
                 _ => json!({"taskId": format!("fw-{}", word(rng, 24))}),
             };
-            if method == "tasks/update" {
-                params["inputResponses"] = json!({});
+            if let (Some(p), Value::Object(extra)) = (params.as_object_mut(), extra) {
+                p.extend(extra);
             }
-            one(request(&id, &method, params), vec![json!(id)])
+            one(request(&id, method, params), vec![json!(id)])
         }
         Class::BadCursor => {
             let cursor = match rng.next_u64() % 5 {
@@ -318,7 +308,7 @@ fn draw_lines(
                 lines: vec![line.clone(), line],
                 ids: Vec::new(),
                 before_init: false,
-                profile: designs::TASKS_2025,
+                profile: Profile::default(),
             }
         }
         Class::StrayResponse => {
@@ -355,7 +345,7 @@ fn draw_lines(
                 lines: vec![request(&id, method, params)],
                 ids: vec![json!(id)],
                 before_init: true,
-                profile: designs::TASKS_2025,
+                profile: Profile::default(),
             }
         }
     }
@@ -364,6 +354,7 @@ fn draw_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::designs::{ext_tasks, EXT_TASKS};
     use crate::explore::seeded_rng;
 
     fn everything() -> Offer {
@@ -371,7 +362,6 @@ mod tests {
             list: true,
             cancel: true,
             tools: vec!["optional_sleep".into()],
-            ..Offer::default()
         }
     }
 
@@ -382,7 +372,7 @@ mod tests {
             let input = draw(
                 &mut seeded_rng(case),
                 case,
-                &everything(),
+                (&everything(), Profile::default()),
                 true,
                 &FixtureMap::default(),
             );
@@ -403,7 +393,7 @@ mod tests {
         let a = draw(
             &mut seeded_rng(9),
             9,
-            &everything(),
+            (&everything(), Profile::default()),
             true,
             &FixtureMap::default(),
         );
@@ -412,7 +402,7 @@ mod tests {
             draw(
                 &mut seeded_rng(9),
                 9,
-                &everything(),
+                (&everything(), Profile::default()),
                 true,
                 &FixtureMap::default()
             )
@@ -425,7 +415,7 @@ mod tests {
             let input = draw(
                 &mut seeded_rng(case),
                 case,
-                &Offer::default(),
+                (&Offer::default(), Profile::default()),
                 false,
                 &FixtureMap::default(),
             );
@@ -441,20 +431,17 @@ mod tests {
 
     #[test]
     fn the_extensions_cases_carry_the_request_meta_and_only_its_classes() {
-        let offer = Offer {
-            profile: designs::EXT_TASKS,
-            ..everything()
-        };
+        let offer = everything();
         let mut seen = std::collections::BTreeSet::new();
         for case in 0..300 {
             let input = draw(
                 &mut seeded_rng(case),
                 case,
-                &offer,
+                (&offer, EXT_TASKS),
                 true,
                 &FixtureMap::default(),
             );
-            assert_eq!(input.profile, designs::EXT_TASKS);
+            assert_eq!(input.profile, EXT_TASKS);
             assert!(!input.before_init, "{input:?}");
             for line in &input.lines {
                 let Ok(Value::Object(m)) = serde_json::from_str::<Value>(line) else {
@@ -468,7 +455,10 @@ mod tests {
             }
             seen.insert(input.class);
         }
-        assert_eq!(seen, classes(&offer, true).into_iter().collect());
+        assert_eq!(
+            seen,
+            classes((&offer, EXT_TASKS), true).into_iter().collect()
+        );
         assert_eq!(seen.len(), 7, "{seen:?}");
     }
 }

@@ -5,7 +5,6 @@
 
 pub mod inputs;
 
-use crate::designs;
 use crate::designs::Profile;
 use crate::explore::{probe_offer, seeded_rng};
 use crate::monitor::has_capability;
@@ -34,13 +33,10 @@ pub const FUZZ_WIRE_RULES: [&str; 12] = [
     "tasks.errors.unknown-task-id",
     "tasks.errors.bad-cursor",
     "tasks.errors.malformed-task-param",
-    EXT_GET_UNKNOWN,
+    "ext-tasks.get.unknown-task",
     "ext-tasks.update.unknown-task",
     "ext-tasks.cancel.unknown-task",
 ];
-
-/// The extension's rule for a tasks/get of a task that does not exist.
-const EXT_GET_UNKNOWN: &str = "ext-tasks.get.unknown-task";
 
 /// How long an answer is waited for where silence is allowed (parse errors, notifications),
 /// before `--timeout-scale`.
@@ -165,20 +161,16 @@ fn wanted_code(input: &Input) -> Option<(&'static str, i64)> {
             .pointer("/params/taskId")
             .is_some_and(Value::is_string)
     };
-    if input.profile == designs::EXT_TASKS && input.class == Class::BadTaskId {
-        let rule = match request().get("method").and_then(Value::as_str) {
-            Some("tasks/update") => "ext-tasks.update.unknown-task",
-            Some("tasks/cancel") => "ext-tasks.cancel.unknown-task",
-            _ => EXT_GET_UNKNOWN,
-        };
-        return string_id().then_some((rule, code::INVALID_PARAMS));
-    }
     match input.class {
         Class::UnknownMethod => Some(("wire.method-not-found", code::METHOD_NOT_FOUND)),
-        Class::BadTaskId if string_id() => {
-            Some(("tasks.errors.unknown-task-id", code::INVALID_PARAMS))
+        Class::BadTaskId => {
+            let request = request();
+            let method = request.get("method").and_then(Value::as_str);
+            let rule = input
+                .profile
+                .bad_task_id_rule(method.unwrap_or_default(), string_id())?;
+            Some((rule, code::INVALID_PARAMS))
         }
-        Class::BadTaskId => Some(("tasks.errors.malformed-task-param", code::INVALID_PARAMS)),
         Class::BadCursor => Some(("tasks.errors.bad-cursor", code::INVALID_PARAMS)),
         Class::BadTaskParam => Some(("tasks.errors.malformed-task-param", code::INVALID_PARAMS)),
         _ => None,
@@ -283,10 +275,10 @@ fn forbidden_input(input: &Input) -> Option<&'static str> {
     if input.before_init && !input.is_ping() {
         return Some("the input came before initialize, which requestors should not send");
     }
-    // 2026-07-28 has no server-to-client requests, so nothing a client could answer
-    let ext = input.profile == designs::EXT_TASKS;
-    (ext && input.class == Class::StrayResponse)
-        .then_some("under 2026-07-28 a client MUST NOT send JSON-RPC responses")
+    match input.class {
+        Class::StrayResponse => input.profile.forbids_client_responses(),
+        _ => None,
+    }
 }
 
 /// The survival check: the liveness request (`ping`, or `server/discover` under ext-tasks)
@@ -408,7 +400,13 @@ pub async fn fuzz<C: Connect>(connector: &C, config: &Config, options: &Options)
             break;
         }
         let seed = options.seed.wrapping_add(case as u64);
-        let input = inputs::draw(&mut seeded_rng(seed), seed, &offer, tasks, &config.fixtures);
+        let input = inputs::draw(
+            &mut seeded_rng(seed),
+            seed,
+            (&offer, options.profile),
+            tasks,
+            &config.fixtures,
+        );
         let checks = match run_case(connector, config, &input).await {
             Ok(c) => c,
             Err(e) => {
@@ -600,6 +598,7 @@ impl WireFuzz {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::designs;
 
     fn input(class: Class, profile: Profile) -> Input {
         Input {

@@ -6,22 +6,20 @@
 //!
 //! A creation answered with an error is a rejection, not a failure: receivers should limit
 //! concurrent tasks per requestor. Rejections, and the ttl granted to a request for ten years,
-//! are reported as information on `tasks.resources.limits`. Under the Tasks extension (`ext`)
-//! a task's result comes inline with tasks/get and a requestor asks for no ttl.
+//! are reported as information on `tasks.resources.limits` where the design lets a requestor
+//! ask for a ttl. What one task is, and the rules it is judged by, is the design's.
 
-mod ext;
-
-use crate::designs;
+use crate::design::LoadRun;
 use crate::designs::Profile;
-use crate::model::{Model, Observation, Source};
 use crate::report::{Origin, RunReport};
 use crate::runner::ScenarioRun;
 use crate::session::{Reply, Session};
 use crate::trace::Trace;
 use crate::transport::{Connect, Peer};
 use crate::verdict::{Check, Verdict};
-use crate::wire::{self, Outcome};
-use futures::StreamExt;
+use crate::wire::Outcome;
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
@@ -128,22 +126,6 @@ pub const LONG_TTL_MS: u64 = 10 * 365 * 24 * 3600 * 1000;
 /// The rule whose information load reports.
 pub const LIMITS_RULE: &str = "tasks.resources.limits";
 
-/// The rules load judges every task of 2025-11-25 by, beside the model's observations.
-const TASK_RULES: [&str; 4] = [
-    "tasks.create.create-task-result",
-    "tasks.id.unique",
-    "tasks.meta.result-related-task",
-    "tasks.result.exact",
-];
-
-/// The rules load judges every task of the extension by.
-const EXT_TASK_RULES: [&str; 4] = [
-    "ext-tasks.task.fields",
-    "ext-tasks.create.durable",
-    "ext-tasks.get.completed-result",
-    "ext-tasks.get.result-exact",
-];
-
 impl LoadReport {
     fn fail(&mut self, what: String) {
         let kind = what.split(": ").next().unwrap_or_default().to_string();
@@ -241,10 +223,7 @@ impl LoadReport {
                 None => unjudged.push(message),
             }
         }
-        let judged: &[&str] = match profile == designs::EXT_TASKS {
-            true => &EXT_TASK_RULES,
-            false => &TASK_RULES,
-        };
+        let judged = profile.load_rules();
         if self.completed > 0 {
             for rule in judged
                 .iter()
@@ -321,144 +300,58 @@ impl Run<'_> {
     fn note(&self, f: impl FnOnce(&mut LoadReport)) {
         f(&mut self.report.lock().unwrap_or_else(|p| p.into_inner()));
     }
+}
 
-    async fn ask(&self, method: &str, params: Value) -> Result<Reply, String> {
-        self.session
-            .request(method, params, self.opts.timeout)
-            .await
-            .map_err(|e| e.to_string())
+impl LoadRun for Run<'_> {
+    fn sleep_ms(&self, i: usize) -> u64 {
+        sleep_ms(self.opts.seed, i)
     }
 
-    /// Creates a task with this tools/call; None (counted) when the receiver refused it.
-    async fn create(&self, params: Value) -> Result<Option<(Value, Reply)>, String> {
-        let created = self.ask("tools/call", params).await?;
-        self.note(|r| r.create.record(created.elapsed));
-        match created.outcome.clone() {
-            Outcome::Result(r) => Ok(Some((r, created))),
-            Outcome::Error(e) => {
-                self.note(|r| {
-                    r.rejected += 1;
-                    r.rejected_example
-                        .get_or_insert_with(|| crate::matcher::short(&e));
-                });
-                Ok(None)
+    fn ask<'a>(&'a self, method: &'a str, params: Value) -> BoxFuture<'a, Result<Reply, String>> {
+        async move {
+            self.session
+                .request(method, params, self.opts.timeout)
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
+    fn create(&self, params: Value) -> BoxFuture<'_, Result<Option<(Value, Reply)>, String>> {
+        async move {
+            let created = self.ask("tools/call", params).await?;
+            self.note(|r| r.create.record(created.elapsed));
+            match created.outcome.clone() {
+                Outcome::Result(r) => Ok(Some((r, created))),
+                Outcome::Error(e) => {
+                    self.note(|r| {
+                        r.rejected += 1;
+                        r.rejected_example
+                            .get_or_insert_with(|| crate::matcher::short(&e));
+                    });
+                    Ok(None)
+                }
             }
         }
+        .boxed()
     }
 
-    /// Waits as a task's poll interval (`key`) asks (requestors SHOULD), at least 10 ms.
-    async fn pause(task: &Value, key: &str) {
-        let poll = task.get(key).and_then(Value::as_u64).unwrap_or(100).max(10);
-        tokio::time::sleep(Duration::from_millis(poll)).await;
-    }
-
-    /// One task from creation to result; returns a failure or nothing.
-    async fn one(&self, i: usize) -> Result<(), String> {
-        match self.opts.profile == designs::EXT_TASKS {
-            true => self.one_ext(i).await,
-            false => self.one_2025(i).await,
-        }
-    }
-
-    /// One task of 2025-11-25: created with a ttl, polled, its result fetched.
-    async fn one_2025(&self, i: usize) -> Result<(), String> {
-        let ms = sleep_ms(self.opts.seed, i);
-        let start = Instant::now();
-        let params =
-            json!({"name": "optional_sleep", "arguments": {"ms": ms}, "task": {"ttl": 300_000}});
-        let Some((answer, created)) = self.create(params).await? else {
-            return Ok(());
-        };
-        let task = answer.get("task").cloned().ok_or(
-            "tasks.create.create-task-result: tools/call with a task got no CreateTaskResult",
-        )?;
-        let id = task
-            .get("taskId")
-            .map(wire::id_text)
-            .ok_or("tasks.schema.receiver-messages: the CreateTaskResult has no taskId")?;
-        if !self
-            .ids
+    fn first_sight(&self, id: &str) -> bool {
+        self.ids
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(id_hash(&id))
-        {
-            return Err(format!(
-                "{}: task id {id:?} was given twice",
-                "tasks.id.unique"
-            ));
-        }
-        let mut model = Model::default();
-        let observe = |model: &mut Model, task: &Value, source, reply: &Reply| {
-            let obs = Observation {
-                task,
-                source,
-                received: reply.seq,
-                asked: Some(reply.asked),
-            };
-            match model.observe(&obs).into_iter().find(|f| !f.held) {
-                Some(f) => Err(format!("{}: {}", f.rule, f.message)),
-                None => Ok(()),
-            }
-        };
-        observe(&mut model, &task, Source::Create, &created)?;
-        loop {
-            let got = self.ask("tasks/get", json!({"taskId": id})).await?;
-            self.note(|r| r.get.record(got.elapsed));
-            let t = match &got.outcome {
-                Outcome::Result(t) => t,
-                // only an answer saying the task does not exist is evidence of early expiry
-                Outcome::Error(e) if wire::says_task_not_found("tasks/get", e) => {
-                    return Err(format!(
-                        "tasks.ttl.no-early-expiry: tasks/get says a live task does not exist: {}",
-                        crate::matcher::short(e)
-                    ))
-                }
-                Outcome::Error(e) => {
-                    return Err(format!(
-                        "tasks/get of a live task answered an error: {}",
-                        crate::matcher::short(e)
-                    ))
-                }
-            };
-            observe(&mut model, t, Source::Get, &got)?;
-            let status = t.get("status").and_then(Value::as_str).unwrap_or_default();
-            if matches!(status, "completed" | "failed" | "cancelled") {
-                if status != "completed" {
-                    return Err(format!("a sleeping task ended {status}"));
-                }
-                break;
-            }
-            Self::pause(t, "pollInterval").await;
-        }
-        let result = self.ask("tasks/result", json!({"taskId": id})).await?;
-        let Outcome::Result(r) = &result.outcome else {
-            return Err(format!(
-                "tasks.result.terminal-returns-final: tasks/result failed: {}",
-                crate::matcher::short(outcome_value(&result.outcome))
-            ));
-        };
-        if wire::related_task_value(r).map(wire::id_text).as_deref() != Some(id.as_str()) {
-            return Err(
-                "tasks.meta.result-related-task: a result names another task (or none)".into(),
-            );
-        }
-        let text = r.pointer("/content/0/text").and_then(Value::as_str);
-        if text != Some(format!("slept {ms}").as_str()) {
-            return Err(format!(
-                "tasks.result.exact: task {id:?} slept {ms} ms but its result says {text:?}"
-            ));
-        }
+            .insert(id_hash(id))
+    }
+
+    fn got(&self, elapsed: Duration) {
+        self.note(|r| r.get.record(elapsed));
+    }
+
+    fn completed(&self, start: Instant) {
         self.note(|r| {
             r.to_result.record(start.elapsed());
             r.completed += 1;
         });
-        Ok(())
-    }
-}
-
-fn outcome_value(o: &Outcome) -> &Value {
-    match o {
-        Outcome::Result(v) | Outcome::Error(v) => v,
     }
 }
 
@@ -497,10 +390,7 @@ pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadRepo
     };
     let transport = conn.transport;
     let session = Session::start_with(conn, opts.timeout, Trace::counting(transport));
-    let caps = match opts.profile == designs::EXT_TASKS {
-        true => opts.profile.default_client_capabilities(),
-        false => json!({}),
-    };
+    let caps = opts.profile.load_capabilities();
     let opened = opts
         .profile
         .open(&session, crate::transport::ReceiverKind::Server, caps)
@@ -512,9 +402,9 @@ pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadRepo
         };
     }
     // the extension lets no requestor ask for a ttl
-    let long_ttl = match opts.profile == designs::EXT_TASKS {
-        true => None,
-        false => Some(long_ttl(&session, opts.timeout).await),
+    let long_ttl = match opts.profile.requests().task_param {
+        true => Some(long_ttl(&session, opts.timeout).await),
+        false => None,
     };
     let run = Run {
         session: &session,
@@ -533,7 +423,7 @@ pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadRepo
                 let run = &run;
                 async move {
                     run.note(|r| r.started += 1);
-                    run.one(i).await
+                    opts.profile.load_task(run, i).await
                 }
             })
             .buffer_unordered(opts.concurrency.max(1)),

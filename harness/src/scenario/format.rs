@@ -1,46 +1,11 @@
-//! Scenario file types. Parsing validates them, so the runner can trust their shape.
+//! The steps of a scenario and what it requires. Parsing validates them, so the runner can
+//! trust their shape.
 
-use crate::designs::Profile;
 use crate::model::TaskStatus;
-use crate::transport::ReceiverKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-/// One scenario file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Scenario {
-    /// Stable slug, unique in the library.
-    pub id: String,
-    pub title: String,
-    /// Who receives the tasks: a server (the default; taskcheck is its client, `taskcheck run`)
-    /// or a client (taskcheck is its server, `taskcheck client`).
-    #[serde(default, skip_serializing_if = "ReceiverKind::is_server")]
-    pub receiver: ReceiverKind,
-    /// The design of Tasks the scenario tests: `2025-11-25` (the default) or `ext-tasks`.
-    #[serde(default, skip_serializing_if = "Profile::is_default")]
-    pub profile: Profile,
-    /// Catalogue rule ids this scenario judges.
-    pub rules: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tags: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Requires::is_empty")]
-    pub requires: Requires,
-    /// Requestor rules this scenario breaks on purpose to test the receiver's answer; taskcheck
-    /// reports any other break of a requestor rule by itself as a harness error.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub breaks: Vec<String>,
-    /// Client capabilities: sent in initialize (2025-11-25, default `{elicitation: {}}`), or
-    /// in every request's `_meta` (ext-tasks, default: the extension and elicitation).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client_capabilities: Option<Value>,
-    /// Deadline of the whole scenario in ms (default: the run's --scenario-timeout-ms).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
-    pub steps: Vec<Step>,
-}
 
 /// Prerequisites; a missing one makes the scenario not-applicable (capability) or untestable (tool).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -64,7 +29,8 @@ pub struct Requires {
 }
 
 impl Requires {
-    fn is_empty(&self) -> bool {
+    /// Whether the scenario requires nothing.
+    pub fn is_empty(&self) -> bool {
         self.capabilities.is_empty()
             && self.absent_capabilities.is_empty()
             && self.tools.is_empty()
@@ -590,7 +556,7 @@ fn validate_expect(e: &Expect) -> Result<(), String> {
 }
 
 /// Calls `f` on every step, nested ones (of `parallel` and `steps`) included.
-fn each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
+pub(super) fn each_step<'a>(steps: &'a [Step], f: &mut impl FnMut(&'a Step)) {
     for s in steps {
         f(s);
         if let StepKind::Parallel(inner) | StepKind::Sequence(inner) = &s.kind {
@@ -695,44 +661,5 @@ pub fn step_label(outer: &str, i: usize) -> String {
     match outer {
         "" => (i + 1).to_string(),
         _ => format!("{outer}.{}", i + 1),
-    }
-}
-
-impl Scenario {
-    /// Every step with its label, nested ones included, in order.
-    pub fn labelled_steps(&self) -> Vec<(String, &Step)> {
-        fn walk<'a>(steps: &'a [Step], outer: &str, out: &mut Vec<(String, &'a Step)>) {
-            for (i, s) in steps.iter().enumerate() {
-                let label = step_label(outer, i);
-                out.push((label.clone(), s));
-                if let StepKind::Parallel(inner) | StepKind::Sequence(inner) = &s.kind {
-                    walk(inner, &label, out);
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk(&self.steps, "", &mut out);
-        out
-    }
-
-    /// Every rule a step or check of this scenario judges.
-    pub fn judged_rules(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        each_step(&self.steps, &mut |s| out.extend(s.rules()));
-        out
-    }
-
-    /// Every rule a step of this scenario takes for granted (`given`).
-    pub fn given_rules(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        each_step(&self.steps, &mut |s| out.extend(s.given.iter().cloned()));
-        out
-    }
-
-    /// Whether some step runs on the second requestor's session.
-    pub fn uses_peer_b(&self) -> bool {
-        let mut b = false;
-        each_step(&self.steps, &mut |s| b |= s.peer == PeerName::B);
-        b
     }
 }

@@ -156,6 +156,14 @@ pub fn builtin() -> Vec<Scenario> {
             parse(f.contents_utf8().unwrap_or_default(), &name)
                 .unwrap_or_else(|e| panic!("built-in scenario is broken: {e}"))
         })
+        .chain(
+            Profile::ALL
+                .iter()
+                .flat_map(|p| p.own_scenarios())
+                .map(|(name, text)| {
+                    parse(text, name).unwrap_or_else(|e| panic!("built-in scenario is broken: {e}"))
+                }),
+        )
         .collect();
     out.sort_by(|a, b| a.id.cmp(&b.id));
     out

@@ -1,7 +1,9 @@
 //! The YAML scenario format: what a scenario says, and where scenarios come from.
 
+mod document;
 mod format;
 mod library;
 
+pub use document::Scenario;
 pub use format::*;
 pub use library::{builtin, load_dir, parse, print, select, ScenarioError};

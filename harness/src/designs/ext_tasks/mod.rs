@@ -7,12 +7,15 @@ pub mod faults;
 pub mod http;
 pub mod monitor;
 pub mod official_tools;
+mod explore;
+mod load;
 pub mod reference;
 pub mod schema_types;
 pub mod variants;
 
 use super::ExtTasks;
-use crate::design::{Design, NotServed, ReferenceReceiver, ServeOptions};
+use crate::explore::ops::{Offer, Op, Steps};
+use crate::design::{Design, LoadRun, NotServed, ReferenceReceiver, Requests, ServeOptions};
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::{FaultInfo, Faults};
 use crate::transport::ReceiverKind;
@@ -120,6 +123,59 @@ impl Design for ExtTasks {
 
     fn declared(&self, result: &Value) -> ServerInfo {
         discovered(result)
+    }
+
+    fn explore_steps(&self, ops: &[Op], offer: &Offer) -> Steps {
+        explore::steps(ops, offer)
+    }
+
+    /// No initialize, tasks/list or client-requested ttl, and the `task` parameter is ignored
+    /// (its scenarios judge that).
+    fn requests(&self) -> Requests {
+        Requests {
+            initialize: false,
+            list: false,
+            task_param: false,
+        }
+    }
+
+    fn task_id_requests(&self, _offer: &Offer) -> Vec<(&'static str, Value)> {
+        vec![
+            ("tasks/get", json!({})),
+            ("tasks/update", json!({"inputResponses": {}})),
+            ("tasks/cancel", json!({})),
+        ]
+    }
+
+    /// The text names -32602 per method for a task that does not exist; a taskId that is
+    /// not a string is left unjudged here.
+    fn bad_task_id_rule(&self, method: &str, string_id: bool) -> Option<&'static str> {
+        string_id.then_some(match method {
+            "tasks/update" => "ext-tasks.update.unknown-task",
+            "tasks/cancel" => "ext-tasks.cancel.unknown-task",
+            _ => "ext-tasks.get.unknown-task",
+        })
+    }
+
+    fn request_meta(&self) -> Option<Map<String, Value>> {
+        Some(request_meta(self.default_client_capabilities()))
+    }
+
+    /// 2026-07-28 has no server-to-client requests, so nothing a client could answer.
+    fn forbids_client_responses(&self) -> Option<&'static str> {
+        Some("under 2026-07-28 a client MUST NOT send JSON-RPC responses")
+    }
+
+    fn load_rules(&self) -> &'static [&'static str] {
+        &load::RULES
+    }
+
+    fn load_capabilities(&self) -> Value {
+        self.default_client_capabilities()
+    }
+
+    fn load_task<'a>(&self, run: &'a dyn LoadRun, i: usize) -> BoxFuture<'a, Result<(), String>> {
+        load::task(run, i).boxed()
     }
 
     fn faults(&self) -> &'static [FaultInfo] {

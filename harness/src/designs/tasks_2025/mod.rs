@@ -3,10 +3,13 @@
 //! `catalogue/2025-11-25.yaml`, its scenarios at the top of `scenarios/` and in
 //! `scenarios/client/`.
 
+mod explore;
+mod load;
 mod reference;
 
 use super::Tasks2025;
-use crate::design::{Design, ReferenceReceiver};
+use crate::explore::ops::{Offer, Op, Steps};
+use crate::design::{Design, LoadRun, ReferenceReceiver, Requests};
 use crate::monitor::{self, Context, Judgement};
 use crate::reference::faults::{FaultInfo, FAULTS};
 use crate::transport::ReceiverKind;
@@ -95,6 +98,45 @@ impl Design for Tasks2025 {
 
     fn declared(&self, result: &Value) -> ServerInfo {
         ServerInfo::from_result(result)
+    }
+
+    fn explore_steps(&self, ops: &[Op], offer: &Offer) -> Steps {
+        explore::steps(ops, offer)
+    }
+
+    fn requests(&self) -> Requests {
+        Requests {
+            initialize: true,
+            list: true,
+            task_param: true,
+        }
+    }
+
+    fn task_id_requests(&self, offer: &Offer) -> Vec<(&'static str, Value)> {
+        let mut methods = vec![("tasks/get", json!({})), ("tasks/result", json!({}))];
+        if offer.cancel {
+            methods.push(("tasks/cancel", json!({})));
+        }
+        methods
+    }
+
+    fn bad_task_id_rule(&self, _method: &str, string_id: bool) -> Option<&'static str> {
+        Some(match string_id {
+            true => "tasks.errors.unknown-task-id",
+            false => "tasks.errors.malformed-task-param",
+        })
+    }
+
+    fn load_rules(&self) -> &'static [&'static str] {
+        &load::RULES
+    }
+
+    fn load_capabilities(&self) -> Value {
+        json!({})
+    }
+
+    fn load_task<'a>(&self, run: &'a dyn LoadRun, i: usize) -> BoxFuture<'a, Result<(), String>> {
+        load::task(run, i).boxed()
     }
 
     fn faults(&self) -> &'static [FaultInfo] {
