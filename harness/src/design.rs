@@ -84,6 +84,12 @@ pub trait Design: Sync + Send + 'static {
     /// The rules the design's monitors judge on every run.
     fn monitor_rules(&self) -> &'static [&'static str];
 
+    /// The requestor rules taskcheck checks its own messages against (a break is a harness
+    /// error); none by default.
+    fn conduct_rules(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The note a report adds when the receiver declared no tasks under this design.
     fn no_tasks_note(&self, capabilities: &Value) -> Option<&'static str>;
 

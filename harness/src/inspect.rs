@@ -2,7 +2,6 @@
 
 use crate::designs::Profile;
 use crate::fuzzwire::FUZZ_WIRE_RULES;
-use crate::monitor::CONDUCT_RULES;
 use crate::reference::faults::{client_faults, list_of};
 use crate::scenario::Scenario;
 use crate::spec::{self, Rule};
@@ -21,7 +20,10 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
     {
         out.push("monitor".into());
     }
-    if CONDUCT_RULES.contains(&rule) {
+    if Profile::ALL
+        .iter()
+        .any(|p| p.conduct_rules().contains(&rule))
+    {
         out.push("self-check".into());
     }
     if FUZZ_WIRE_RULES.contains(&rule) {

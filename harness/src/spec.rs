@@ -191,7 +191,8 @@ mod tests {
             if r.actor == Actor::Requestor {
                 assert!(
                     matches!(r.status, Status::Requestor | Status::Info)
-                        || crate::monitor::MONITOR_RULES.contains(&r.id.as_str()),
+                        || crate::designs::tasks_2025::monitor::MONITOR_RULES
+                            .contains(&r.id.as_str()),
                     "{}",
                     r.id
                 );

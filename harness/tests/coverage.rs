@@ -66,7 +66,7 @@ fn no_testable_rule_is_left_pending() {
 
 #[test]
 fn monitor_rules_are_checked_or_recorded_catalogue_rules() {
-    for rule in mcp_taskcheck::monitor::MONITOR_RULES {
+    for rule in mcp_taskcheck::designs::tasks_2025::monitor::MONITOR_RULES {
         let r = spec::rule(rule).unwrap_or_else(|| panic!("monitor judges unknown rule {rule}"));
         assert!(
             matches!(r.status, Status::Checked | Status::Info),
@@ -78,12 +78,13 @@ fn monitor_rules_are_checked_or_recorded_catalogue_rules() {
 
 #[test]
 fn taskcheck_checks_its_own_conduct_against_requestor_rules() {
-    for rule in mcp_taskcheck::monitor::CONDUCT_RULES {
+    for rule in mcp_taskcheck::designs::tasks_2025::monitor::CONDUCT_RULES {
         let r = spec::rule(rule).unwrap_or_else(|| panic!("self-check of unknown rule {rule}"));
         assert_eq!(r.actor, spec::Actor::Requestor, "{rule}");
         // checked only where a monitor also holds the receiver to it, as a requestor
         assert!(
-            r.status == Status::Requestor || mcp_taskcheck::monitor::MONITOR_RULES.contains(&rule),
+            r.status == Status::Requestor
+                || mcp_taskcheck::designs::tasks_2025::monitor::MONITOR_RULES.contains(&rule),
             "{rule}"
         );
     }

@@ -15,7 +15,7 @@ pub mod variants;
 
 use super::ExtTasks;
 use crate::explore::ops::{Offer, Op, Steps};
-use crate::design::{Design, LoadRun, NotServed, ReferenceReceiver, Requests, ServeOptions};
+use crate::design::{Design, LoadRun, NotServed, ReferenceReceiver, ServeOptions};
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::{FaultInfo, Faults};
 use crate::transport::ReceiverKind;
@@ -129,15 +129,8 @@ impl Design for ExtTasks {
         explore::steps(ops, offer)
     }
 
-    /// No initialize, tasks/list or client-requested ttl, and the `task` parameter is ignored
-    /// (its scenarios judge that).
-    fn requests(&self) -> Requests {
-        Requests {
-            initialize: false,
-            list: false,
-            task_param: false,
-        }
-    }
+    // `requests` stays the default: no initialize, tasks/list or client-requested ttl, and
+    // the `task` parameter is ignored (its scenarios judge that)
 
     fn task_id_requests(&self, _offer: &Offer) -> Vec<(&'static str, Value)> {
         vec![

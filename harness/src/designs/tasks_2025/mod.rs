@@ -4,13 +4,14 @@
 //! `scenarios/client/`.
 
 mod explore;
+pub mod monitor;
 mod load;
 mod reference;
 
 use super::Tasks2025;
 use crate::explore::ops::{Offer, Op, Steps};
 use crate::design::{Design, LoadRun, ReferenceReceiver, Requests};
-use crate::monitor::{self, Context, Judgement};
+use crate::monitor::{has_capability, Context, Judgement};
 use crate::reference::faults::{FaultInfo, FAULTS};
 use crate::transport::ReceiverKind;
 use crate::session::{ServerInfo, Session};
@@ -61,7 +62,7 @@ impl Design for Tasks2025 {
     }
 
     fn negotiates_task_support(&self, capabilities: &Value) -> bool {
-        monitor::has_capability(capabilities, self.task_tools_capability())
+        has_capability(capabilities, self.task_tools_capability())
     }
 
     fn open<'a>(
@@ -82,6 +83,10 @@ impl Design for Tasks2025 {
 
     fn monitor_rules(&self) -> &'static [&'static str] {
         &monitor::MONITOR_RULES
+    }
+
+    fn conduct_rules(&self) -> &'static [&'static str] {
+        &monitor::CONDUCT_RULES
     }
 
     fn no_tasks_note(&self, capabilities: &Value) -> Option<&'static str> {
