@@ -1,7 +1,8 @@
 //! The seam between shared machinery and the designs of Tasks: what a design supplies (its
-//! identity, how a conversation opens, its monitors, its reference receiver, how a trace of it
-//! is recognised). Shared code asks a design's `Profile` (in the registry) through this trait and
-//! never which design it is; `designs/` holds one folder per design.
+//! identity, how a conversation opens, its monitors, what explore, fuzz-wire and load send
+//! under it, its reference receiver, how a trace of it is recognised). Shared code asks a
+//! design's `Profile` (in the registry) through this trait and never which design it is;
+//! `designs/` holds one folder per design.
 
 use crate::explore::ops::{Offer, Op, Steps};
 use crate::monitor::{Context, Judgement};
