@@ -43,11 +43,6 @@ impl Profile {
     /// Every profile, oldest first.
     pub const ALL: &'static [Profile] = ALL;
 
-    /// The design behind the profile.
-    pub fn design(self) -> &'static dyn Design {
-        self.design
-    }
-
     /// The name `--profile` takes and reports show.
     pub fn name(self) -> &'static str {
         self.design.name()
