@@ -6,9 +6,11 @@
 
 use crate::explore::ops::{Offer, Op, Steps};
 use crate::monitor::{Context, Judgement};
-use crate::reference::faults::FaultInfo;
+use crate::reference::faults::FaultEntry;
 use crate::session::{Reply, ServerInfo, Session};
 use crate::trace::Entry;
+use crate::transport::http::HttpConnector;
+use crate::transport::stdio::StdioConnector;
 use crate::transport::ReceiverKind;
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -167,7 +169,7 @@ pub trait Design: Sync + Send + 'static {
     }
 
     /// The faults of the design's reference receiver.
-    fn faults(&self) -> &'static [FaultInfo];
+    fn faults(&self) -> Vec<FaultEntry>;
 
     /// The reference receiver: its listings and serving it.
     fn reference(&self) -> &'static dyn ReferenceReceiver;
@@ -238,4 +240,26 @@ pub trait ReferenceReceiver: Sync + Send + 'static {
     }
     /// Serves until its input ends (stdio) or Ctrl-C (HTTP).
     fn serve(&self, options: ServeOptions) -> BoxFuture<'static, Result<(), NotServed>>;
+    /// The same design's reference client (a client receiving tasks), where it has one.
+    fn client(&self) -> Option<&'static dyn ReferenceClient> {
+        None
+    }
+}
+
+/// The server a reference client connects to.
+pub enum ClientServer {
+    Http(Box<HttpConnector>),
+    Stdio(StdioConnector),
+}
+
+/// A design's reference client (`taskcheck reference-client`), with its faults.
+pub trait ReferenceClient: Sync + Send + 'static {
+    /// Its faults.
+    fn faults(&self) -> Vec<FaultEntry>;
+    /// Runs against a server until the server ends the connection.
+    fn run(
+        &self,
+        server: ClientServer,
+        faults: Vec<String>,
+    ) -> BoxFuture<'static, Result<(), NotServed>>;
 }

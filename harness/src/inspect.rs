@@ -2,7 +2,7 @@
 
 use crate::designs::Profile;
 use crate::fuzzwire::FUZZ_WIRE_RULES;
-use crate::reference::faults::{client_faults, list_of};
+use crate::reference::faults::{list_of, FaultEntry};
 use crate::scenario::Scenario;
 use crate::spec::{self, Rule};
 use crate::transport::ReceiverKind;
@@ -130,6 +130,13 @@ fn client_coverage(scenarios: &[Scenario]) -> (String, Vec<String>) {
     (out, defects)
 }
 
+/// The faults of every design's reference client.
+fn client_faults() -> Vec<FaultEntry> {
+    Profile::reference_clients()
+        .flat_map(|c| c.faults())
+        .collect()
+}
+
 /// Faults of the reference client that make a rule fail.
 pub fn client_faults_of(rule: &str) -> Vec<&'static str> {
     client_faults()
@@ -224,7 +231,7 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
 
 /// The reference client's faults, one line each: name, first rule, what it does.
 pub fn client_fault_list() -> String {
-    list_of(client_faults().into_iter())
+    list_of(client_faults().iter())
 }
 
 /// Before a run with `--fixtures`: which tool plays each fixture role, which roles no tool

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use mcp_taskcheck::reference::faults::client_faults;
+use mcp_taskcheck::designs::tasks_2025::reference::faults::client_faults;
 use mcp_taskcheck::spec::{self, Status};
 use std::time::{Duration, Instant};
 

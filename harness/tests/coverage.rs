@@ -1,8 +1,8 @@
 //! Catalogue coverage: every checked rule has a check and a fault; every fault targets a checked rule.
 
+use mcp_taskcheck::designs::tasks_2025::reference::faults::FAULTS;
 use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::inspect::{checks_of, faults_of};
-use mcp_taskcheck::reference::faults::FAULTS;
 use mcp_taskcheck::scenario;
 use mcp_taskcheck::spec::{self, Status};
 

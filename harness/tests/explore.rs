@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use mcp_taskcheck::designs::ext_tasks;
-use mcp_taskcheck::reference::faults::FAULTS;
+use mcp_taskcheck::designs::tasks_2025::reference::faults::FAULTS;
 
 fn explore(receiver: &str, extra: &[&str]) -> (i32, String) {
     let mut args = vec!["explore", "--stdio", receiver];

@@ -7,7 +7,8 @@ mod common;
 
 use common::*;
 use mcp_taskcheck::designs::ext_tasks;
-use mcp_taskcheck::reference::faults::{by_name, FaultInfo, FAULTS};
+use mcp_taskcheck::designs::tasks_2025::reference::faults::{by_name, FAULTS};
+use mcp_taskcheck::reference::faults::FaultEntry;
 use mcp_taskcheck::spec;
 
 fn fuzz_wire(target: &[&str], extra: &[&str]) -> (i32, String) {
@@ -126,10 +127,14 @@ const EXT_FOUND: [&str; 3] = [
 #[test]
 fn fuzz_wire_names_saves_and_replays_each_fuzz_wire_only_fault() {
     let ext_info = |name: &str| ext_tasks::faults::FAULTS.iter().find(|f| f.name == name);
-    let found: Vec<(&FaultInfo, &str, bool)> = FOUND
+    let found: Vec<(FaultEntry, &str, bool)> = FOUND
         .iter()
-        .map(|(f, seed)| (by_name(f).unwrap(), *seed, false))
-        .chain(EXT_FOUND.iter().map(|f| (ext_info(f).unwrap(), "1", true)))
+        .map(|(f, seed)| (by_name(f).unwrap().entry(), *seed, false))
+        .chain(
+            EXT_FOUND
+                .iter()
+                .map(|f| (ext_info(f).unwrap().entry(), "1", true)),
+        )
         .collect();
     let problems = in_parallel(&found, 3, |(info, seed, ext)| {
         let fault = info.name;

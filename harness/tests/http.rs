@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use mcp_taskcheck::reference::faults::FAULTS;
+use mcp_taskcheck::designs::tasks_2025::reference::faults::FAULTS;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use mcp_taskcheck::designs::tasks_2025::monitor::MONITOR_RULES;
-use mcp_taskcheck::reference::faults::{FaultInfo, FAULTS};
+use mcp_taskcheck::designs::tasks_2025::reference::faults::{FaultInfo, FAULTS};
 use mcp_taskcheck::scenario;
 use serde_json::Value;
 use std::collections::BTreeSet;

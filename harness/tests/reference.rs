@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use mcp_taskcheck::reference::faults::{FaultInfo, FAULTS};
+use mcp_taskcheck::designs::tasks_2025::reference::faults::{FaultInfo, FAULTS};
 
 #[test]
 fn the_reference_receiver_passes_every_check() {

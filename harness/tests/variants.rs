@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use mcp_taskcheck::reference::variants::VARIANTS;
+use mcp_taskcheck::designs::tasks_2025::reference::variants::VARIANTS;
 
 /// What is wrong with one variant's run: any failure, warning or error.
 fn accusations(name: &str, code: i32, out: &str, doc: &serde_json::Value) -> Vec<String> {

@@ -4,13 +4,15 @@
 use super::args::SuiteArgs;
 use super::run::run_suite;
 use super::usage_error;
+use mcp_taskcheck::design::{ClientServer, NotServed};
+use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::transport::client::{
     self as client_transport, ClientConnector, ClientTransport,
 };
 use mcp_taskcheck::transport::http::HttpConnector;
 use mcp_taskcheck::transport::stdio::StdioConnector;
 use mcp_taskcheck::transport::ReceiverKind;
-use mcp_taskcheck::{exit, inspect, reference};
+use mcp_taskcheck::{exit, inspect};
 use reqwest::header::HeaderMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -83,9 +85,10 @@ pub async fn reference_client(args: ReferenceClientArgs) -> i32 {
         print!("{}", inspect::client_fault_list());
         return exit::CONFORMANT;
     }
-    let faults =
-        reference::faults::Faults::from_client_names(&faults).unwrap_or_else(|e| usage_error(e));
-    let ran = match server_of(url, server) {
+    let Some(client) = Profile::reference_clients().next() else {
+        usage_error("no design of Tasks has a reference client")
+    };
+    let server = match server_of(url, server) {
         ServerOf::Url(url) => {
             let http = HttpConnector::new(
                 reqwest::Url::parse(&url)
@@ -96,19 +99,20 @@ pub async fn reference_client(args: ReferenceClientArgs) -> i32 {
                 Duration::from_secs(5),
             )
             .unwrap_or_else(|e| usage_error(e));
-            reference::run_client(&http, faults).await
+            ClientServer::Http(Box::new(http))
         }
         ServerOf::Command(command) => {
             let stdio = StdioConnector {
                 command,
                 max_line: 8 * 1024 * 1024,
             };
-            reference::run_client(&stdio, faults).await
+            ClientServer::Stdio(stdio)
         }
     };
-    match ran {
+    match client.run(server, faults).await {
         Ok(()) => exit::CONFORMANT,
-        Err(e) => {
+        Err(NotServed::Usage(e)) => usage_error(e),
+        Err(NotServed::Failed(e)) => {
             eprintln!("taskcheck reference-client: {e}");
             exit::HARNESS
         }

@@ -53,6 +53,12 @@ impl Profile {
         ALL.iter().copied().find(|p| p.name() == name)
     }
 
+    /// The reference clients of the designs that have one (`taskcheck reference-client`).
+    pub fn reference_clients() -> impl Iterator<Item = &'static dyn crate::design::ReferenceClient>
+    {
+        ALL.iter().filter_map(|p| p.reference().client())
+    }
+
     /// The profile whose catalogue holds a rule (the default for a rule of none).
     pub fn of_rule(id: &str) -> Profile {
         crate::spec::rule(id)

@@ -59,16 +59,6 @@ pub fn has_capability(capabilities: &Value, path: &str) -> bool {
     find(capabilities, path).is_some_and(|v| !v.is_null() && v != &Value::Bool(false))
 }
 
-/// The capability that lets a request type be task-augmented (None: it never can be).
-pub fn task_capability(method: &str) -> Option<&'static str> {
-    match method {
-        "tools/call" => Some("tasks.requests.tools.call"),
-        "sampling/createMessage" => Some("tasks.requests.sampling.createMessage"),
-        "elicitation/create" => Some("tasks.requests.elicitation.create"),
-        _ => None,
-    }
-}
-
 /// The requestor whose session an entry belongs to.
 pub fn peer_of(e: &Entry) -> &str {
     e.peer.as_deref().unwrap_or("a")

@@ -58,6 +58,10 @@ impl Limits {
     }
 }
 
+/// Requests whose params carry fixture durations and a requested ttl, which a slow machine's
+/// `Limits` stretch.
+const TIMED_REQUESTS: [&str; 3] = ["tools/call", "sampling/createMessage", "elicitation/create"];
+
 /// Everything a run is configured with besides the scenarios and the receiver.
 #[derive(Clone)]
 pub struct Config {

@@ -418,7 +418,7 @@ impl<'a> Exec<'a> {
                 ..
             } => {
                 let mut params = subst(params, &state.vars)?;
-                if crate::monitor::task_capability(method).is_some() {
+                if super::TIMED_REQUESTS.contains(&method.as_str()) {
                     params = self.config.limits.stretch_call(params);
                 }
                 if method == "tools/call" {

@@ -2,7 +2,7 @@
 //! receivers connect to): JSON and plain-text answers, SSE streams, and locks that survive a
 //! panicked holder.
 
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::Event;
 use axum::response::{IntoResponse, Response};
 use futures::Stream;
@@ -50,4 +50,41 @@ pub fn stream_of(
         let msg = rx.recv().await?;
         Some((Ok(Event::default().data(msg.to_string())), rx))
     })
+}
+
+/// Whether a request comes from a local page, or from no page at all (no Origin): what a
+/// server on loopback accepts, against DNS rebinding.
+pub fn local_origin(headers: &HeaderMap) -> bool {
+    headers.get(header::ORIGIN).is_none_or(|origin| {
+        let origin = origin.to_str().unwrap_or("");
+        matches!(origin_host(origin), "localhost" | "127.0.0.1" | "[::1]")
+    })
+}
+
+/// The host of an Origin (`http://[::1]:8080` -> `[::1]`).
+fn origin_host(origin: &str) -> &str {
+    let rest = origin.split_once("://").map(|(_, r)| r).unwrap_or(origin);
+    let authority = rest.split('/').next().unwrap_or("");
+    match authority.find(']') {
+        Some(end) if authority.starts_with('[') => &authority[..=end],
+        _ => authority.split(':').next().unwrap_or(""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_judged_by_host() {
+        assert_eq!(origin_host("http://localhost:3000"), "localhost");
+        assert_eq!(origin_host("http://[::1]:8080/x"), "[::1]");
+        assert_eq!(origin_host("https://evil.example"), "evil.example");
+        let mut h = HeaderMap::new();
+        assert!(local_origin(&h), "no Origin is no page");
+        h.insert(header::ORIGIN, "https://evil.example".parse().unwrap());
+        assert!(!local_origin(&h));
+        h.insert(header::ORIGIN, "http://127.0.0.1:9".parse().unwrap());
+        assert!(local_origin(&h));
+    }
 }

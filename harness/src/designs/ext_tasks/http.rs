@@ -5,8 +5,7 @@
 //! another origin gets 403 (DNS rebinding).
 
 use super::reference::ExtReference;
-use crate::reference::faults::{Fault, Faults};
-use crate::reference::Receives;
+use super::faults::{Fault, Faults};
 use crate::transport::http_server::{json_body, stream_of};
 use crate::transport::routing::{self, METHOD_HEADER, NAME_HEADER, VERSION_HEADER};
 use crate::wire::{self, code, Message};
@@ -45,7 +44,7 @@ async fn on_post(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if !crate::reference::http::local_origin(&headers) {
+    if !crate::transport::http_server::local_origin(&headers) {
         return (StatusCode::FORBIDDEN, "Origin not allowed").into_response();
     }
     let refuse = |code: i64, message: String| {
@@ -71,7 +70,7 @@ async fn on_post(
         };
         json_body(status, body)
     };
-    let checked = !server.faults().has(Fault::ExtAcceptsMismatchedHeaders);
+    let checked = !server.faults().has(Fault::AcceptsMismatchedHeaders);
     if let Some(why) = mismatch(&headers, &value).filter(|_| checked) {
         let error = json!({"code": HEADER_MISMATCH, "message": format!("Header mismatch: {why}")});
         return answer(StatusCode::BAD_REQUEST, Err(error));

@@ -17,7 +17,8 @@ use super::ExtTasks;
 use crate::explore::ops::{Offer, Op, Steps};
 use crate::design::{Design, LoadRun, NotServed, ReferenceReceiver, ServeOptions};
 use crate::monitor::{Context, Judgement};
-use crate::reference::faults::{FaultInfo, Faults};
+use crate::reference::faults::FaultEntry;
+use faults::Faults;
 use crate::transport::ReceiverKind;
 use crate::session::{ServerInfo, Session};
 use crate::trace::Entry;
@@ -171,8 +172,8 @@ impl Design for ExtTasks {
         load::task(run, i).boxed()
     }
 
-    fn faults(&self) -> &'static [FaultInfo] {
-        faults::FAULTS
+    fn faults(&self) -> Vec<FaultEntry> {
+        faults::FAULTS.iter().map(faults::FaultInfo::entry).collect()
     }
 
     fn reference(&self) -> &'static dyn ReferenceReceiver {
@@ -197,7 +198,7 @@ impl ReferenceReceiver for Reference {
 
     fn serve(&self, options: ServeOptions) -> BoxFuture<'static, Result<(), NotServed>> {
         async move {
-            let list: Vec<&FaultInfo> = faults::FAULTS.iter().collect();
+            let list: Vec<_> = faults::FAULTS.iter().collect();
             let mut faults = Faults::named(&options.faults, &list, "reference --profile ext-tasks")
                 .map_err(NotServed::Usage)?;
             faults.variants = crate::reference::variants::named(

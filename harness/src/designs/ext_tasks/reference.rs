@@ -4,8 +4,8 @@
 
 use super::official_tools::{self, Runs};
 use super::{declares, request_capabilities, EXTENSION, META_VERSION, MISSING_CAPABILITY};
-use crate::reference::faults::{Fault, Faults};
-use crate::reference::variants::Variant;
+use super::faults::{Fault, Faults};
+use super::variants::Variant;
 use crate::reference::{rfc3339, Receives};
 use crate::wire::{code, Message};
 use serde_json::{json, Map, Value};
@@ -213,7 +213,7 @@ impl ExtReference {
     pub fn opens_stream(&self, method: &str, params: &Value) -> bool {
         let asks_tasks = params["notifications"].get("taskIds").is_some();
         let allowed = declares(request_capabilities(params)) || !asks_tasks;
-        method == LISTEN && allowed && !self.is(Variant::ExtNoListen)
+        method == LISTEN && allowed && !self.is(Variant::NoListen)
     }
 
     async fn handle(self: Arc<Self>, id: Value, method: String, params: Value) {
@@ -240,7 +240,7 @@ impl ExtReference {
         caller: Option<&str>,
     ) -> Reply {
         let outcome = self.outcome(method, params, caller).await;
-        if !self.is(Variant::ExtExtraMeta) {
+        if !self.is(Variant::ExtraMeta) {
             return outcome;
         }
         match outcome {
@@ -263,7 +263,7 @@ impl ExtReference {
             .and_then(|m| m.get(META_VERSION))
             .and_then(Value::as_str);
         let caps = request_capabilities(params);
-        if !super::carries_request_meta(params) && !self.has(Fault::ExtAcceptsMissingMeta) {
+        if !super::carries_request_meta(params) && !self.has(Fault::AcceptsMissingMeta) {
             return Err(error(
                 code::INVALID_PARAMS,
                 "every request carries _meta io.modelcontextprotocol/protocolVersion and clientCapabilities",
@@ -277,7 +277,7 @@ impl ExtReference {
         }
         let declared = declares(caps);
         let tasks_method = matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel");
-        if tasks_method && !declared && !self.has(Fault::ExtTasksMethodsUndeclared) {
+        if tasks_method && !declared && !self.has(Fault::TasksMethodsUndeclared) {
             return Err(missing_capability());
         }
         let complete = |mut r: Value| {
@@ -287,7 +287,7 @@ impl ExtReference {
         match method {
             "server/discover" => complete(self.discover()),
             "tools/list" => self.tools_list(),
-            LISTEN if self.is(Variant::ExtNoListen) => Err(error(
+            LISTEN if self.is(Variant::NoListen) => Err(error(
                 code::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),
             )),
@@ -296,16 +296,16 @@ impl ExtReference {
                 code::INTERNAL_ERROR,
                 "subscriptions/listen opens a stream, which its transport serves",
             )),
-            LISTEN if self.has(Fault::ExtListenWithoutCapability) => complete(json!({})),
+            LISTEN if self.has(Fault::ListenWithoutCapability) => complete(json!({})),
             LISTEN => Err(missing_capability()),
             "tools/call" => {
-                let declared = declared || self.has(Fault::ExtTaskWithoutCapability);
+                let declared = declared || self.has(Fault::TaskWithoutCapability);
                 self.call(params, declared, caller).await
             }
             "tasks/get" => self.get(params, caller),
             "tasks/update" => self.update(params, caller),
             "tasks/cancel" => self.cancel(params, caller),
-            "tasks/result" if self.has(Fault::ExtServesTasksResult) => {
+            "tasks/result" if self.has(Fault::ServesTasksResult) => {
                 let task = self.get(params, caller)?;
                 complete(task.get("result").cloned().unwrap_or(json!({})))
             }
@@ -318,13 +318,13 @@ impl ExtReference {
 
     fn discover(&self) -> Value {
         let mut capabilities = json!({"tools": {}});
-        if !self.has(Fault::ExtUndeclared) {
+        if !self.has(Fault::Undeclared) {
             capabilities["extensions"] = json!({EXTENSION: {}});
         }
-        if self.has(Fault::ExtAdvertisesLegacy) {
+        if self.has(Fault::AdvertisesLegacy) {
             capabilities["tasks"] = json!({"requests": {"tools": {"call": {}}}, "cancel": {}});
         }
-        let versions = match self.has(Fault::ExtDiscoverWithoutVersion) {
+        let versions = match self.has(Fault::DiscoverWithoutVersion) {
             true => json!(["2025-11-25"]),
             false => json!([super::PROTOCOL_VERSION]),
         };
@@ -336,7 +336,7 @@ impl ExtReference {
 
     /// Makes a result a CacheableResult (2026-07-28): how long it may be cached, and by whom.
     fn cacheable(&self, result: &mut Value) {
-        if !self.has(Fault::ExtNoCacheFields) {
+        if !self.has(Fault::NoCacheFields) {
             result["ttlMs"] = json!(CACHE_TTL_MS);
             result["cacheScope"] = json!("private");
         }
@@ -353,9 +353,9 @@ impl ExtReference {
             .collect();
         let mut result = json!({ "tools": tools });
         self.cacheable(&mut result);
-        if self.has(Fault::ExtListResultTypeTask) {
+        if self.has(Fault::ListResultTypeTask) {
             result["resultType"] = json!("task");
-        } else if !self.has(Fault::ExtOmitsResultType) {
+        } else if !self.has(Fault::OmitsResultType) {
             result["resultType"] = json!("complete");
         }
         Ok(result)
@@ -393,14 +393,14 @@ impl ExtReference {
         };
         let caps = request_capabilities(params);
         let as_task = declared
-            || self.has(Fault::ExtLegacyHonoured) && caps.get("tasks").is_some()
-            || self.has(Fault::ExtTaskParamHonoured) && params.get("task").is_some();
+            || self.has(Fault::LegacyHonoured) && caps.get("tasks").is_some()
+            || self.has(Fault::TaskParamHonoured) && params.get("task").is_some();
         // the task-param-honoured fault makes a task of any tool the parameter asks it for
         let sync_only = runs == Runs::SyncOnly
-            && !(self.has(Fault::ExtTaskParamHonoured) && params.get("task").is_some());
+            && !(self.has(Fault::TaskParamHonoured) && params.get("task").is_some());
         if !as_task || sync_only {
             if runs == Runs::TaskOnly {
-                return Err(match self.has(Fault::ExtMissingCapabilityWrongCode) {
+                return Err(match self.has(Fault::MissingCapabilityWrongCode) {
                     true => error(code::INVALID_PARAMS, format!("{name} runs only as a task")),
                     false => missing_capability(),
                 });
@@ -410,7 +410,7 @@ impl ExtReference {
                 r
             });
         }
-        if name == "confirm_first" && !self.has(Fault::ExtMrtrInsideTask) {
+        if name == "confirm_first" && !self.has(Fault::MrtrInsideTask) {
             // the round trip is resolved before the task exists
             match confirmation(params, ask) {
                 Some(answer) => args[CONFIRM] = json!(answer),
@@ -426,7 +426,7 @@ impl ExtReference {
 
     /// Creates a task for a call and starts its work.
     async fn create(self: &Arc<Self>, name: &str, args: Value, caller: Option<&str>) -> Value {
-        let task_id = match self.has(Fault::ExtSequentialTaskId) {
+        let task_id = match self.has(Fault::SequentialTaskId) {
             true => format!(
                 "task-{}",
                 self.next_id
@@ -449,12 +449,12 @@ impl ExtReference {
             wake: Arc::new(Notify::new()),
         };
         let mut handle = self.detail(&task_id, &task, View::Handle);
-        handle["resultType"] = json!(match self.has(Fault::ExtCreateResultTypeComplete) {
+        handle["resultType"] = json!(match self.has(Fault::CreateResultTypeComplete) {
             true => "complete",
             false => "task",
         });
         let me = self.clone();
-        let lazy = self.has(Fault::ExtLazyCreation);
+        let lazy = self.has(Fault::LazyCreation);
         let (id, name) = (task_id.clone(), name.to_string());
         let store = move || {
             me.lock().insert(id.clone(), task);
@@ -495,7 +495,7 @@ impl ExtReference {
                     "protocol_error fixture: internal error as asked",
                 );
                 // the task's error is the very error a plain call ends in
-                Err(match self.is(Variant::ExtExtraMeta) {
+                Err(match self.is(Variant::ExtraMeta) {
                     true => with_data(e),
                     false => e,
                 })
@@ -576,7 +576,7 @@ impl ExtReference {
             let reused = task
                 .answered
                 .first()
-                .filter(|_| self.has(Fault::ExtReusesInputKey));
+                .filter(|_| self.has(Fault::ReusesInputKey));
             let keys: Vec<String> = requests
                 .iter()
                 .map(|(k, _)| reused.cloned().unwrap_or_else(|| k.to_string()))
@@ -600,7 +600,7 @@ impl ExtReference {
                 if task.status == "cancelled" {
                     return Err(error(code::INTERNAL_ERROR, "cancelled"));
                 }
-                let partial = self.has(Fault::ExtPartialCompletes)
+                let partial = self.has(Fault::PartialCompletes)
                     && keys.iter().any(|k| task.answers.contains_key(k));
                 if partial || keys.iter().all(|k| task.answers.contains_key(k)) {
                     let answers = keys
@@ -630,7 +630,7 @@ impl ExtReference {
     pub fn listen(&self, id: Value, params: &Value, out: mpsc::UnboundedSender<Value>) {
         // task notifications go only to a client that declares the extension
         let agreed =
-            !self.is(Variant::ExtNoTaskNotifications) && declares(request_capabilities(params));
+            !self.is(Variant::NoTaskNotifications) && declares(request_capabilities(params));
         let watched: Vec<String> = params["notifications"]["taskIds"]
             .as_array()
             .into_iter()
@@ -644,7 +644,7 @@ impl ExtReference {
                 .get(id)
                 .map(|t| self.detail(id, t, View::Notification))
         };
-        if self.has(Fault::ExtNotifyBeforeAck) {
+        if self.has(Fault::NotifyBeforeAck) {
             for t in watched.iter().filter_map(|t| current(t)) {
                 send_tagged(&out, "notifications/tasks", t, &tag);
             }
@@ -661,7 +661,7 @@ impl ExtReference {
         );
         // the stream stays open until the client leaves, watching what was agreed to
         let watched = if agreed { watched } else { Vec::new() };
-        if self.has(Fault::ExtProgressOnStream) {
+        if self.has(Fault::ProgressOnStream) {
             send_tagged(
                 &out,
                 "notifications/message",
@@ -685,7 +685,7 @@ impl ExtReference {
             .filter(|l| l.watched.iter().any(|t| t == task_id))
         {
             let mut detail = self.detail(task_id, task, View::Notification);
-            if self.has(Fault::ExtNotificationWithoutPayload) {
+            if self.has(Fault::NotificationWithoutPayload) {
                 for k in ["result", "error", "inputRequests"] {
                     detail.as_object_mut().map(|d| d.remove(k));
                 }
@@ -710,7 +710,7 @@ impl ExtReference {
         }
         let is_error = outcome.as_ref().is_ok_and(|r| r["isError"] == json!(true));
         let (status, outcome) = match outcome {
-            Ok(_) if is_error && self.has(Fault::ExtToolErrorFails) => (
+            Ok(_) if is_error && self.has(Fault::ToolErrorFails) => (
                 "failed",
                 Err(error(code::INTERNAL_ERROR, "the tool reported an error")),
             ),
@@ -718,7 +718,7 @@ impl ExtReference {
             Err(e) => ("failed", Err(e)),
         };
         task.status = status;
-        if status == "failed" && !self.has(Fault::ExtFailedWithoutMessage) {
+        if status == "failed" && !self.has(Fault::FailedWithoutMessage) {
             task.status_message = Some("the request ended in a JSON-RPC error".into());
         }
         task.outcome = Some(outcome);
@@ -731,20 +731,20 @@ impl ExtReference {
     fn detail(&self, task_id: &str, task: &Task, view: View) -> Value {
         let mut out = json!({"taskId": task_id, "status": task.status, "createdAt": task.created_at,
             "lastUpdatedAt": task.updated_at});
-        if !self.is(Variant::ExtNoPollInterval) {
+        if !self.is(Variant::NoPollInterval) {
             out["pollIntervalMs"] = json!(POLL_MS);
         }
-        let ttl = match self.is(Variant::ExtUnlimitedTtl) {
+        let ttl = match self.is(Variant::UnlimitedTtl) {
             true => Value::Null,
             false => json!(TTL_MS),
         };
-        match self.has(Fault::ExtTtlNotTtlMs) {
+        match self.has(Fault::TtlNotTtlMs) {
             true => out["ttl"] = ttl,
             false => out["ttlMs"] = ttl,
         }
         match &task.status_message {
             Some(m) => out["statusMessage"] = json!(m),
-            None if self.is(Variant::ExtStatusMessageAlways) => {
+            None if self.is(Variant::StatusMessageAlways) => {
                 out["statusMessage"] = json!(format!("the task is {}", task.status))
             }
             None => {}
@@ -755,16 +755,16 @@ impl ExtReference {
         // the tasks/get faults break tasks/get only
         let get_fault = |f: Fault| view == View::Get && self.has(f);
         match (&task.outcome, task.status) {
-            (Some(Ok(result)), "completed") if !get_fault(Fault::ExtCompletedWithoutResult) => {
+            (Some(Ok(result)), "completed") if !get_fault(Fault::CompletedWithoutResult) => {
                 let mut result = result.clone();
-                if get_fault(Fault::ExtResultLosesIsError) {
+                if get_fault(Fault::ResultLosesIsError) {
                     result.as_object_mut().map(|r| r.remove("isError"));
                 }
                 out["result"] = result;
             }
-            (Some(Err(e)), "failed") if !get_fault(Fault::ExtFailedWithoutError) => {
+            (Some(Err(e)), "failed") if !get_fault(Fault::FailedWithoutError) => {
                 let mut e = e.clone();
-                if get_fault(Fault::ExtErrorDiffers) {
+                if get_fault(Fault::ErrorDiffers) {
                     e["message"] = json!("the task failed");
                 }
                 out["error"] = e;
@@ -772,7 +772,7 @@ impl ExtReference {
             _ => {}
         }
         if task.status == "input_required" {
-            let shown = match get_fault(Fault::ExtOneInputRequest) {
+            let shown = match get_fault(Fault::OneInputRequest) {
                 true => 1,
                 false => usize::MAX,
             };
@@ -798,7 +798,7 @@ impl ExtReference {
     /// Whether a caller may see a task: the one that created it (every caller under the
     /// unbound-tasks fault).
     fn visible(&self, task: &Task, caller: Option<&str>) -> bool {
-        self.has(Fault::ExtUnboundTasks) || task.owner.as_deref() == caller
+        self.has(Fault::UnboundTasks) || task.owner.as_deref() == caller
     }
 
     /// The error for a task id nobody knows (-32603 under `wrong`).
@@ -816,18 +816,18 @@ impl ExtReference {
         let task_id = Self::task_id(params)?;
         let mut tasks = self.lock();
         let Some(task) = tasks.get_mut(&task_id).filter(|t| self.visible(t, caller)) else {
-            return Err(self.unknown(&task_id, Some(Fault::ExtGetUnknownWrongCode)));
+            return Err(self.unknown(&task_id, Some(Fault::GetUnknownWrongCode)));
         };
-        let reopened = task.read_cancelled && self.has(Fault::ExtCancelledReopens);
+        let reopened = task.read_cancelled && self.has(Fault::CancelledReopens);
         task.read_cancelled |= task.status == "cancelled";
         let mut out = self.detail(&task_id, task, View::Get);
         if reopened {
             out["status"] = json!("working");
         }
-        if self.has(Fault::ExtGetOtherTaskId) {
+        if self.has(Fault::GetOtherTaskId) {
             out["taskId"] = json!(format!("{task_id}-other"));
         }
-        out["resultType"] = json!(match self.has(Fault::ExtGetResultTypeTask) {
+        out["resultType"] = json!(match self.has(Fault::GetResultTypeTask) {
             true => "task",
             false => "complete",
         });
@@ -869,10 +869,10 @@ impl ExtReference {
         let task_id = Self::task_id(params)?;
         let mut tasks = self.lock();
         let Some(task) = tasks.get_mut(&task_id).filter(|t| self.visible(t, caller)) else {
-            return match self.has(Fault::ExtUpdateUnknownAcks) {
+            return match self.has(Fault::UpdateUnknownAcks) {
                 true => Ok(self.ack(
-                    Fault::ExtUpdateResultTypeMissing,
-                    Fault::ExtUpdateReturnsTask,
+                    Fault::UpdateResultTypeMissing,
+                    Fault::UpdateReturnsTask,
                     None,
                 )),
                 false => Err(self.unknown(&task_id, None)),
@@ -884,18 +884,18 @@ impl ExtReference {
             .cloned()
             .unwrap_or_default();
         let stray = responses.keys().find(|k| !task.asking.contains_key(*k));
-        if let Some(k) = stray.filter(|_| self.has(Fault::ExtUpdateRejectsUnknownKey)) {
+        if let Some(k) = stray.filter(|_| self.has(Fault::UpdateRejectsUnknownKey)) {
             return Err(error(
                 code::INVALID_PARAMS,
                 format!("{k:?} is not an outstanding request"),
             ));
         }
-        if !self.has(Fault::ExtUpdateIgnored) {
+        if !self.has(Fault::UpdateIgnored) {
             let answers: Vec<(String, Value)> = responses
                 .into_iter()
                 .filter(|(k, _)| task.asking.contains_key(k))
                 .collect();
-            match self.is(Variant::ExtLazyUpdate) {
+            match self.is(Variant::LazyUpdate) {
                 true => self.later(200, task_id.clone(), move |task| {
                     take_answers(task, answers)
                 }),
@@ -903,8 +903,8 @@ impl ExtReference {
             }
         }
         Ok(self.ack(
-            Fault::ExtUpdateResultTypeMissing,
-            Fault::ExtUpdateReturnsTask,
+            Fault::UpdateResultTypeMissing,
+            Fault::UpdateReturnsTask,
             Some((&task_id, task)),
         ))
     }
@@ -913,24 +913,24 @@ impl ExtReference {
         let task_id = Self::task_id(params)?;
         let mut tasks = self.lock();
         let Some(task) = tasks.get_mut(&task_id).filter(|t| self.visible(t, caller)) else {
-            return match self.has(Fault::ExtCancelUnknownAcks) {
+            return match self.has(Fault::CancelUnknownAcks) {
                 true => Ok(self.ack(
-                    Fault::ExtCancelResultTypeMissing,
-                    Fault::ExtCancelReturnsTask,
+                    Fault::CancelResultTypeMissing,
+                    Fault::CancelReturnsTask,
                     None,
                 )),
                 false => Err(self.unknown(&task_id, None)),
             };
         };
-        if self.is(Variant::ExtLazyCancel) {
+        if self.is(Variant::LazyCancel) {
             self.later(300, task_id.clone(), cancel_now);
-        } else if !self.is(Variant::ExtCancelIgnored) {
+        } else if !self.is(Variant::CancelIgnored) {
             cancel_now(task);
             self.announce(&task_id, task);
         }
         Ok(self.ack(
-            Fault::ExtCancelResultTypeMissing,
-            Fault::ExtCancelReturnsTask,
+            Fault::CancelResultTypeMissing,
+            Fault::CancelReturnsTask,
             Some((&task_id, task)),
         ))
     }
@@ -987,8 +987,11 @@ impl Receives for ExtReference {
     fn put(&self, msg: Value) {
         let _ = self.out.send(msg);
     }
+}
 
-    fn faults(&self) -> &Faults {
+impl ExtReference {
+    /// The faults and variants it runs with.
+    pub fn faults(&self) -> &Faults {
         &self.faults
     }
 }
@@ -1005,7 +1008,7 @@ mod tests {
     fn server(faults: &[&str]) -> Arc<ExtReference> {
         let names: Vec<String> = faults.iter().map(|f| f.to_string()).collect();
         let (out, _unused) = mpsc::unbounded_channel();
-        let list: Vec<&crate::reference::faults::FaultInfo> = super::super::faults::FAULTS.iter().collect();
+        let list: Vec<_> = super::super::faults::FAULTS.iter().collect();
         ExtReference::new(Faults::named(&names, &list, "test").unwrap(), out)
     }
 

@@ -1,54 +1,68 @@
 //! Legal variants of the extension's reference receiver (`reference --profile ext-tasks
 //! --variant NAME`): behaviours the extension allows, each of which must pass the whole ext
-//! suite with no failure and no warning (a test asserts it). They share the `Variant` type and
-//! its listing with the 2025-11-25 variants.
+//! suite with no failure and no warning (a test asserts it).
 
-use crate::reference::variants::{Variant::*, VariantInfo};
+use crate::reference::variants::VariantInfo;
+use Variant::*;
+
+/// One legal way the extension's reference may differ from its defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    LazyCancel,
+    CancelIgnored,
+    LazyUpdate,
+    UnlimitedTtl,
+    NoPollInterval,
+    StatusMessageAlways,
+    ExtraMeta,
+    NoListen,
+    NoTaskNotifications,
+}
 
 /// Every variant of the extension's reference receiver.
-pub const VARIANTS: &[VariantInfo] = &[
+pub const VARIANTS: &[VariantInfo<Variant>] = &[
     VariantInfo {
-        variant: ExtLazyCancel,
+        variant: LazyCancel,
         name: "lazy-cancel",
         description: "tasks/cancel acknowledges at once; the task turns cancelled 300 ms later (eventually consistent)",
     },
     VariantInfo {
-        variant: ExtCancelIgnored,
+        variant: CancelIgnored,
         name: "cancel-ignored",
         description: "tasks/cancel acknowledges and the work goes on to its own end (cancellation is cooperative)",
     },
     VariantInfo {
-        variant: ExtLazyUpdate,
+        variant: LazyUpdate,
         name: "lazy-update",
         description: "tasks/update acknowledges at once; the answers reach the task 200 ms later",
     },
     VariantInfo {
-        variant: ExtUnlimitedTtl,
+        variant: UnlimitedTtl,
         name: "unlimited-ttl",
         description: "every task has `ttlMs: null`",
     },
     VariantInfo {
-        variant: ExtNoPollInterval,
+        variant: NoPollInterval,
         name: "no-poll-interval",
         description: "no Task carries `pollIntervalMs`",
     },
     VariantInfo {
-        variant: ExtStatusMessageAlways,
+        variant: StatusMessageAlways,
         name: "status-message-always",
         description: "every Task carries a statusMessage, whatever its status",
     },
     VariantInfo {
-        variant: ExtExtraMeta,
+        variant: ExtraMeta,
         name: "extra-meta",
         description: "every result carries an extra `_meta` key of its own, every error (a task's too) a `data` member",
     },
     VariantInfo {
-        variant: ExtNoListen,
+        variant: NoListen,
         name: "no-listen",
         description: "serves no subscriptions/listen: -32601 (status notifications are a MAY)",
     },
     VariantInfo {
-        variant: ExtNoTaskNotifications,
+        variant: NoTaskNotifications,
         name: "no-task-notifications",
         description: "acknowledges a subscriptions/listen for tasks without agreeing to any (no `taskIds`), and sends none",
     },

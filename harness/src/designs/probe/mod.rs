@@ -7,7 +7,7 @@
 use super::Probe;
 use crate::design::{Design, NotServed, ReferenceReceiver, ServeOptions};
 use crate::monitor::{Context, Judgement};
-use crate::reference::faults::{Fault, FaultInfo, Faults};
+use crate::reference::faults::FaultEntry;
 use crate::session::{ServerInfo, Session};
 use crate::trace::{Direction, Entry};
 use crate::transport::ReceiverKind;
@@ -20,9 +20,10 @@ use std::collections::BTreeSet;
 /// The probe's one rule.
 const GET_SHAPE: &str = "tasks.probe.get-shape";
 
-/// The fault that breaks it: the kit's receiver leaves `ttl` out of tasks/get.
-const FAULTS: &[FaultInfo] = &[FaultInfo {
-    fault: Fault::GetOmitsTtl,
+/// The fault that breaks it: the 2025-11-25 reference receiver's, which leaves `ttl` out of
+/// tasks/get (the probe's tests run that receiver).
+const FAULTS: &[FaultEntry] = &[FaultEntry {
+    fault: (),
     name: "get-omits-ttl",
     rules: &[GET_SHAPE],
     description: "tasks/get results have no `ttl`",
@@ -147,8 +148,8 @@ impl Design for Probe {
         ServerInfo::from_result(result)
     }
 
-    fn faults(&self) -> &'static [FaultInfo] {
-        FAULTS
+    fn faults(&self) -> Vec<FaultEntry> {
+        FAULTS.to_vec()
     }
 
     fn reference(&self) -> &'static dyn ReferenceReceiver {
@@ -156,7 +157,7 @@ impl Design for Probe {
     }
 }
 
-/// The kit's reference receiver, with the probe's one fault.
+/// The probe's listing of its one fault; it serves nothing itself.
 struct Reference;
 
 impl ReferenceReceiver for Reference {
@@ -168,16 +169,10 @@ impl ReferenceReceiver for Reference {
         String::new()
     }
 
-    fn serve(&self, options: ServeOptions) -> BoxFuture<'static, Result<(), NotServed>> {
-        async move {
-            let list: Vec<&FaultInfo> = FAULTS.iter().collect();
-            let faults = Faults::named(&options.faults, &list, "reference --profile probe-get-shapes")
-                .map_err(NotServed::Usage)?;
-            crate::reference::serve_stdio(faults, None)
-                .await
-                .map_err(|e| NotServed::Failed(e.to_string()))
-        }
-        .boxed()
+    fn serve(&self, _options: ServeOptions) -> BoxFuture<'static, Result<(), NotServed>> {
+        let why = "the probe design has no receiver of its own: its tests run the 2025-11-25 one \
+                   (`taskcheck reference --fault get-omits-ttl`)";
+        std::future::ready(Err(NotServed::Usage(why.to_string()))).boxed()
     }
 }
 

@@ -6,13 +6,13 @@
 mod explore;
 pub mod monitor;
 mod load;
-mod reference;
+pub mod reference;
 
 use super::Tasks2025;
 use crate::explore::ops::{Offer, Op, Steps};
 use crate::design::{Design, LoadRun, ReferenceReceiver, Requests};
 use crate::monitor::{has_capability, Context, Judgement};
-use crate::reference::faults::{FaultInfo, FAULTS};
+use crate::reference::faults::FaultEntry;
 use crate::transport::ReceiverKind;
 use crate::session::{ServerInfo, Session};
 use crate::trace::Entry;
@@ -144,12 +144,12 @@ impl Design for Tasks2025 {
         load::task(run, i).boxed()
     }
 
-    fn faults(&self) -> &'static [FaultInfo] {
-        FAULTS
+    fn faults(&self) -> Vec<FaultEntry> {
+        reference::faults::FAULTS.iter().map(|f| f.entry()).collect()
     }
 
     fn reference(&self) -> &'static dyn ReferenceReceiver {
-        &reference::Reference
+        &reference::Serving
     }
 }
 

@@ -2,7 +2,8 @@
 //! messages it sent. A break is a harness error, unless the scenario breaks that rule on
 //! purpose and says so in `breaks`.
 
-use crate::monitor::{has_capability, task_capability};
+use super::task_capability;
+use crate::monitor::has_capability;
 use crate::schema::Violation;
 use crate::verdict::{Check, Verdict};
 use crate::wire;

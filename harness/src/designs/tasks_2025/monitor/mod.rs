@@ -8,7 +8,7 @@ pub use conduct::CONDUCT_RULES;
 
 use crate::model::{Finding, Model, Observation, Source, TaskStatus};
 use crate::monitor::{
-    entropy, has_capability, key, peer_of, task_capability, Context, Judgement, Tally,
+    entropy, has_capability, key, peer_of, Context, Judgement, Tally,
 };
 use crate::schema::{self, Shape};
 use crate::trace::{Direction, Entry};
@@ -18,6 +18,16 @@ use conduct::Conduct;
 use expiry::Expiry;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
+
+/// The capability that lets a request type be task-augmented (None: it never can be).
+pub fn task_capability(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" => Some("tasks.requests.tools.call"),
+        "sampling/createMessage" => Some("tasks.requests.sampling.createMessage"),
+        "elicitation/create" => Some("tasks.requests.elicitation.create"),
+        _ => None,
+    }
+}
 
 /// Every rule a monitor judges.
 pub const MONITOR_RULES: [&str; 26] = [

@@ -4,10 +4,10 @@
 //! GET stream for what the receiver sends on its own.
 
 use super::faults::{Fault, Faults};
-use super::http_hostile::{self, HttpHostile};
+use crate::reference::http_hostile::{self, HttpHostile};
 use super::{Reference, Store};
 use crate::spec::PROTOCOL_VERSION;
-use crate::transport::http_server::{json_body, lock, plain, sse_frames, stream_of};
+use crate::transport::http_server::{json_body, local_origin, lock, plain, sse_frames, stream_of};
 use crate::transport::SESSION_HEADER;
 use crate::wire::{self, Message};
 use axum::body::Bytes;
@@ -221,25 +221,6 @@ fn check_common(headers: &HeaderMap) -> Result<(), Refusal> {
     }
 }
 
-/// Whether a request comes from a local page, or from no page at all (no Origin): what a
-/// server on loopback accepts, against DNS rebinding.
-pub fn local_origin(headers: &HeaderMap) -> bool {
-    headers.get(header::ORIGIN).is_none_or(|origin| {
-        let origin = origin.to_str().unwrap_or("");
-        matches!(origin_host(origin), "localhost" | "127.0.0.1" | "[::1]")
-    })
-}
-
-/// The host of an Origin (`http://[::1]:8080` -> `[::1]`).
-fn origin_host(origin: &str) -> &str {
-    let rest = origin.split_once("://").map(|(_, r)| r).unwrap_or(origin);
-    let authority = rest.split('/').next().unwrap_or("");
-    match authority.find(']') {
-        Some(end) if authority.starts_with('[') => &authority[..=end],
-        _ => authority.split(':').next().unwrap_or(""),
-    }
-}
-
 fn session_of(server: &Server, headers: &HeaderMap) -> Result<Arc<HttpSession>, Refusal> {
     let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
         return Err((StatusCode::BAD_REQUEST, "missing Mcp-Session-Id".into()));
@@ -296,10 +277,10 @@ async fn on_post(State(server): State<Arc<Server>>, headers: HeaderMap, body: By
             "Accept must list application/json and text/event-stream",
         );
     }
-    let message = match wire::decode(&body, super::MAX_LINE) {
+    let message = match wire::decode(&body, crate::reference::MAX_LINE) {
         Ok((_, m)) => m,
         Err(e) => {
-            let error = Reference::decode_error(&server.faults, &body, &e);
+            let error = super::decode_answer(&server.faults, &body, &e);
             return json_body(StatusCode::BAD_REQUEST, error);
         }
     };
@@ -469,10 +450,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn origins_are_judged_by_host() {
-        assert_eq!(origin_host("http://localhost:3000"), "localhost");
-        assert_eq!(origin_host("http://[::1]:8080/x"), "[::1]");
-        assert_eq!(origin_host("https://evil.example"), "evil.example");
+    fn requests_from_other_origins_are_refused() {
         let mut h = HeaderMap::new();
         h.insert(
             header::ORIGIN,

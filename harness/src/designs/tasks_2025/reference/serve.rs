@@ -1,21 +1,24 @@
-//! `taskcheck reference` for 2025-11-25: the reference receiver with its faults, legal
-//! variants and hostile modes, over stdio or Streamable HTTP.
+//! Serving the 2025-11-25 reference receiver and reference client (`taskcheck reference`,
+//! `reference-client`) with the faults, legal variants and hostile modes asked for, over
+//! stdio or Streamable HTTP.
 
-use crate::design::{NotServed, ReferenceReceiver, ServeOptions};
-use crate::reference::{self, faults::Faults, http, http_hostile, variants};
+use crate::design::{ClientServer, NotServed, ReferenceClient, ReferenceReceiver, ServeOptions};
+use crate::reference::faults::{list_of, FaultEntry};
+use crate::reference::{self, http_hostile};
 use futures::future::BoxFuture;
 use futures::FutureExt;
+use super::{client, faults, http, variants};
 
 /// The 2025-11-25 reference receiver.
 pub struct Reference;
 
 impl ReferenceReceiver for Reference {
     fn fault_list(&self) -> String {
-        crate::reference::faults::list_of(reference::faults::FAULTS.iter())
+        list_of(faults::FAULTS.iter())
     }
 
     fn variant_list(&self) -> String {
-        variants::list_of(variants::VARIANTS)
+        reference::variants::list_of(variants::VARIANTS)
     }
 
     fn hostile_list(&self) -> Option<String> {
@@ -42,9 +45,9 @@ impl ReferenceReceiver for Reference {
                     "unknown {over} hostile mode {name:?} (see `taskcheck reference --list-hostile`)"
                 ))
             };
-            let mut faults = Faults::from_names(&faults).map_err(NotServed::Usage)?;
+            let mut faults = faults::from_names(&faults).map_err(NotServed::Usage)?;
             faults.max_live_tasks = max_tasks;
-            faults.variants = variants::named(&named, variants::VARIANTS, "reference")
+            faults.variants = reference::variants::named(&named, variants::VARIANTS, "reference")
                 .map_err(NotServed::Usage)?;
             let served = match addr {
                 Some(addr) => {
@@ -63,10 +66,35 @@ impl ReferenceReceiver for Reference {
                         Some(name) => Some(reference::hostile::by_name(&name).ok_or_else(|| unknown(&name))?),
                         None => None,
                     };
-                    reference::serve_stdio(faults, hostile).await
+                    super::serve_stdio(faults, hostile).await
                 }
             };
             served.map_err(|e| NotServed::Failed(e.to_string()))
+        }
+        .boxed()
+    }
+
+    fn client(&self) -> Option<&'static dyn ReferenceClient> {
+        Some(&Client)
+    }
+}
+
+/// The 2025-11-25 reference client.
+struct Client;
+
+impl ReferenceClient for Client {
+    fn faults(&self) -> Vec<FaultEntry> {
+        faults::client_entries()
+    }
+
+    fn run(&self, server: ClientServer, names: Vec<String>) -> BoxFuture<'static, Result<(), NotServed>> {
+        async move {
+            let faults = faults::from_client_names(&names).map_err(NotServed::Usage)?;
+            let ran = match server {
+                ClientServer::Http(http) => client::run_client(&*http, faults).await,
+                ClientServer::Stdio(stdio) => client::run_client(&stdio, faults).await,
+            };
+            ran.map_err(NotServed::Failed)
         }
         .boxed()
     }

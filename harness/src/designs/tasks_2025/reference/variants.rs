@@ -1,0 +1,68 @@
+//! Legal variants of the 2025-11-25 reference receiver (`reference --variant NAME`):
+//! behaviours the spec allows that a correct receiver may have, each of which must pass the
+//! whole suite with no failure and no warning (a test asserts it).
+
+use crate::reference::variants::VariantInfo;
+
+/// One legal way to differ from the reference's defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    OffsetTimestamps,
+    MillisecondReads,
+    LongPollInterval,
+    CancelledDeleted,
+    LowTtlCap,
+    OnePerPage,
+    UnlimitedTtlByDefault,
+    StatusMessageAlways,
+    ExtraMeta,
+}
+
+/// Every variant.
+pub const VARIANTS: &[VariantInfo<Variant>] = &[
+    VariantInfo {
+        variant: Variant::OffsetTimestamps,
+        name: "offset-timestamps",
+        description: "the CreateTaskResult writes timestamps with `Z`, every later report the same instants with `+00:00`",
+    },
+    VariantInfo {
+        variant: Variant::MillisecondReads,
+        name: "millisecond-reads",
+        description: "the CreateTaskResult has nanosecond timestamps, every later report the same instants cut to milliseconds (a store that keeps less precision)",
+    },
+    VariantInfo {
+        variant: Variant::LongPollInterval,
+        name: "long-poll-interval",
+        description: "suggests a pollInterval of 1500 ms",
+    },
+    VariantInfo {
+        variant: Variant::CancelledDeleted,
+        name: "cancelled-deleted",
+        description: "deletes a cancelled task as soon as tasks/cancel has answered (tasks.cancel.may-delete)",
+    },
+    VariantInfo {
+        variant: Variant::LowTtlCap,
+        name: "low-ttl-cap",
+        description: "grants at most 4000 ms of ttl, and deletes tasks once it elapses",
+    },
+    VariantInfo {
+        variant: Variant::OnePerPage,
+        name: "one-per-page",
+        description: "tasks/list pages hold one task each",
+    },
+    VariantInfo {
+        variant: Variant::UnlimitedTtlByDefault,
+        name: "unlimited-ttl-by-default",
+        description: "a task whose request asks for no ttl gets `ttl: null` (unlimited)",
+    },
+    VariantInfo {
+        variant: Variant::StatusMessageAlways,
+        name: "status-message-always",
+        description: "every task carries a statusMessage, whatever its status",
+    },
+    VariantInfo {
+        variant: Variant::ExtraMeta,
+        name: "extra-meta",
+        description: "every result carries an extra `_meta` key of its own, every error a `data` member",
+    },
+];
