@@ -7,9 +7,9 @@ cargo build --quiet --bin taskcheck
 bin=target/debug/taskcheck
 corpus=fuzz/corpus
 mkdir -p "$corpus"/{decode_message,model_transitions,scenario_parse,sse_frames,ext_monitor}
-cp scenarios/*.yaml "$corpus/scenario_parse/"
+cp scenarios/2025-11-25/server/*.yaml "$corpus/scenario_parse/"
 # the extension's scenarios may share a file name with a 2025-11-25 one
-for f in scenarios/ext-tasks/*.yaml; do cp "$f" "$corpus/scenario_parse/ext-tasks-$(basename "$f")"; done
+for f in scenarios/ext-tasks/server/*.yaml; do cp "$f" "$corpus/scenario_parse/ext-tasks-$(basename "$f")"; done
 trace=$(mktemp)
 trap 'rm -f "$trace"' EXIT
 "$bin" run --stdio "$bin reference" --trace "$trace" >/dev/null

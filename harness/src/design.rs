@@ -34,8 +34,8 @@ pub trait Design: Sync + Send + 'static {
     /// Where the catalogue's `section` anchors point.
     fn spec_base(&self) -> &'static str;
 
-    /// The folders under `scenarios/` holding the design's built-in scenarios (`""` is the
-    /// top folder).
+    /// The folders under `scenarios/` holding the design's built-in scenarios, one per kind
+    /// of receiver (`2025-11-25/server`).
     fn scenario_folders(&self) -> &'static [&'static str];
 
     /// Built-in scenarios the design holds itself, as (file name, YAML text); none by default.

@@ -142,13 +142,10 @@ pub fn print(scenario: &Scenario) -> String {
 
 /// The scenarios built into the binary, in id order.
 pub fn builtin() -> Vec<Scenario> {
-    // each design's scenarios are in its folders (`""` is the top one)
+    // each design's scenarios are in its folders (`scenarios/<design>/<receiver>`)
     let folders = Profile::ALL.iter().flat_map(|p| p.scenario_folders());
     let mut out: Vec<Scenario> = folders
-        .filter_map(|f| match f.is_empty() {
-            true => Some(&BUILTIN),
-            false => BUILTIN.get_dir(f),
-        })
+        .filter_map(|f| BUILTIN.get_dir(f))
         .flat_map(|d| d.files())
         .filter(|f| f.path().extension().is_some_and(|e| e == "yaml"))
         .map(|f| {

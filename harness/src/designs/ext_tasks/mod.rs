@@ -1,7 +1,7 @@
 //! The Tasks extension `io.modelcontextprotocol/tasks` on protocol revision 2026-07-28: how a
 //! conversation opens (server/discover, then stateless requests that carry their protocol
 //! version and client capabilities in `_meta`), its monitors and its reference receiver.
-//! Its rules are in `catalogue/ext-tasks.yaml`, its scenarios in `scenarios/ext-tasks/`.
+//! Its rules are in `catalogue/ext-tasks.yaml`, its scenarios in `scenarios/ext-tasks/server/`.
 
 pub mod faults;
 pub mod http;
@@ -49,7 +49,7 @@ impl Design for ExtTasks {
     }
 
     fn scenario_folders(&self) -> &'static [&'static str] {
-        &["ext-tasks"]
+        &["ext-tasks/server"]
     }
 
     fn fixture_contract(&self) -> String {

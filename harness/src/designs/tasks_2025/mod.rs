@@ -1,7 +1,7 @@
 //! The Tasks utility of protocol revision 2025-11-25: initialize, the `task` parameter,
 //! tasks/get, tasks/result, tasks/list and tasks/cancel. Its rules are in
-//! `catalogue/2025-11-25.yaml`, its scenarios at the top of `scenarios/` and in
-//! `scenarios/client/`.
+//! `catalogue/2025-11-25.yaml`, its scenarios in `scenarios/2025-11-25/` (`server/` and
+//! `client/`).
 
 mod explore;
 pub mod monitor;
@@ -42,7 +42,7 @@ impl Design for Tasks2025 {
     }
 
     fn scenario_folders(&self) -> &'static [&'static str] {
-        &["", "client"]
+        &["2025-11-25/server", "2025-11-25/client"]
     }
 
     fn fixture_contract(&self) -> String {
