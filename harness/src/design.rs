@@ -122,8 +122,8 @@ pub trait Design: Sync + Send + 'static {
     fn requests(&self) -> Requests {
         Requests {
             initialize: false,
-            list: false,
-            task_param: false,
+            list: None,
+            task_param: None,
         }
     }
 
@@ -136,6 +136,23 @@ pub trait Design: Sync + Send + 'static {
     /// The rule an answer to a request naming a task that does not exist is held to (its code
     /// is -32602): `string_id` when the taskId is a string; `None` where no rule says.
     fn bad_task_id_rule(&self, _method: &str, _string_id: bool) -> Option<&'static str> {
+        None
+    }
+
+    /// The design's rules `fuzz-wire` judges besides the `wire.*` ones (listed by `explain`).
+    fn fuzz_wire_rules(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Where a result names the task it created (a JSON pointer), and the rule that holds task
+    /// ids unique across the scenarios of a run; none by default.
+    fn created_task_ids(&self) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// The rule `load` reports a granted ten-year ttl under (as information); none where
+    /// requests ask for no ttl.
+    fn limits_rule(&self) -> Option<&'static str> {
         None
     }
 
@@ -202,10 +219,11 @@ pub trait LoadRun: Sync {
 pub struct Requests {
     /// An initialize first (so input before it is a case of its own).
     pub initialize: bool,
-    /// tasks/list, with cursors.
-    pub list: bool,
-    /// The `task` parameter with a requested ttl.
-    pub task_param: bool,
+    /// tasks/list, with cursors: the rule an unknown cursor's answer (-32602) is held to.
+    pub list: Option<&'static str>,
+    /// The `task` parameter with a requested ttl: the rule a malformed one's answer (-32602)
+    /// is held to.
+    pub task_param: Option<&'static str>,
 }
 
 /// What `taskcheck reference` was asked for, beyond the design.

@@ -1,7 +1,7 @@
 //! Text for `list`, `explain` and the fault listing: what the catalogue, scenarios and faults hold.
 
 use crate::designs::Profile;
-use crate::fuzzwire::FUZZ_WIRE_RULES;
+use crate::fuzzwire::WIRE_RULES;
 use crate::reference::faults::{list_of, FaultEntry};
 use crate::scenario::Scenario;
 use crate::spec::{self, Rule};
@@ -26,10 +26,11 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
     {
         out.push("self-check".into());
     }
-    if FUZZ_WIRE_RULES.contains(&rule) {
+    let fuzzed = |p: &Profile| p.fuzz_wire_rules().contains(&rule);
+    if WIRE_RULES.contains(&rule) || Profile::ALL.iter().any(fuzzed) {
         out.push("fuzz-wire".into());
     }
-    if rule == crate::load::LIMITS_RULE {
+    if Profile::ALL.iter().any(|p| p.limits_rule() == Some(rule)) {
         out.push("load".into());
     }
     if [crate::runner::SURVIVES_RULE, crate::runner::STDOUT_RULE].contains(&rule) {

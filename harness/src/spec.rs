@@ -90,6 +90,10 @@ pub struct Rule {
     /// `<official scenario>:<check id>`; the first names the rule's checks in `checks.json`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub official: Vec<String>,
+    /// Whether scenarios of every design may judge the rule, not only its catalogue's (the
+    /// JSON-RPC and transport rules, which hold whatever the design of Tasks).
+    #[serde(default, skip_serializing)]
+    pub every_design: bool,
     /// The catalogue holding the rule: the name of its design.
     #[serde(skip)]
     pub catalogue: String,

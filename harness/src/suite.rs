@@ -60,8 +60,9 @@ pub async fn run_all<C: Connect + 'static>(
             }),
         }
     }
-    if connector.shares_receiver() {
-        ids_unique_across(&mut runs);
+    if let (true, Some((at, rule))) = (connector.shares_receiver(), runs_profile.created_task_ids())
+    {
+        ids_unique_across(&mut runs, at, rule);
     }
     RunReport {
         folded: Default::default(),
@@ -77,13 +78,14 @@ pub async fn run_all<C: Connect + 'static>(
     }
 }
 
-/// Fails `tasks.id.unique` in each scenario whose session was given a task id an earlier
-/// scenario's session was given too, by the one receiver they share.
-fn ids_unique_across(runs: &mut [ScenarioRun]) {
+/// Fails the design's id-uniqueness rule in each scenario whose session was given a task id
+/// (at the JSON pointer `at` of a result) an earlier scenario's session was given too, by the
+/// one receiver they share.
+fn ids_unique_across(runs: &mut [ScenarioRun], at: &str, rule: &str) {
     let mut first: HashMap<String, String> = HashMap::new();
     for run in runs.iter_mut() {
         let mut repeated = Vec::new();
-        for (id, seq) in created_ids(&run.trace) {
+        for (id, seq) in created_ids(&run.trace, at) {
             match first.get(&id) {
                 Some(earlier) if *earlier != run.id => repeated.push((id, seq, earlier.clone())),
                 Some(_) => {}
@@ -94,7 +96,7 @@ fn ids_unique_across(runs: &mut [ScenarioRun]) {
         }
         if let Some((id, seq, earlier)) = repeated.first() {
             run.checks.push(Check::judged(
-                "tasks.id.unique",
+                rule,
                 false,
                 format!(
                     "task id {id:?} was already given in scenario {earlier}, by the same server{}",
@@ -110,12 +112,12 @@ fn ids_unique_across(runs: &mut [ScenarioRun]) {
 }
 
 /// The task ids CreateTaskResults gave in a trace, with their trace numbers.
-fn created_ids(trace: &[Entry]) -> Vec<(String, u64)> {
+fn created_ids(trace: &[Entry], at: &str) -> Vec<(String, u64)> {
     trace
         .iter()
         .filter(|e| e.dir == Direction::In)
         .filter_map(|e| {
-            let id = e.message.as_ref()?.pointer("/result/task/taskId")?;
+            let id = e.message.as_ref()?.pointer(at)?;
             Some((crate::wire::id_text(id), e.seq))
         })
         .collect()

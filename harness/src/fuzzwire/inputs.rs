@@ -165,10 +165,10 @@ fn classes((offer, profile): (&Offer, Profile), tasks: bool) -> Vec<Class> {
     if tasks && !profile.task_id_requests(offer).is_empty() {
         classes.push(Class::BadTaskId);
     }
-    if offer.list && requests.list {
+    if offer.list && requests.list.is_some() {
         classes.push(Class::BadCursor);
     }
-    if offer.tools.iter().any(|t| t == "optional_sleep") && requests.task_param {
+    if offer.tools.iter().any(|t| t == "optional_sleep") && requests.task_param.is_some() {
         classes.extend([Class::BadTaskParam, Class::OddTtl]);
     }
     classes

@@ -116,15 +116,12 @@ pub struct LoadReport {
     /// Creations answered with an error (a concurrency limit, perhaps), and the first answer.
     pub rejected: usize,
     pub rejected_example: Option<String>,
-    /// What a creation asking for a ten-year ttl got.
-    pub long_ttl: Option<String>,
+    /// What a creation asking for a ten-year ttl got, and the design's rule it informs.
+    pub long_ttl: Option<(&'static str, String)>,
 }
 
 /// The ttl of the one task that asks for far more than any receiver should keep: ten years.
 pub const LONG_TTL_MS: u64 = 10 * 365 * 24 * 3600 * 1000;
-
-/// The rule whose information load reports.
-pub const LIMITS_RULE: &str = "tasks.resources.limits";
 
 impl LoadReport {
     fn fail(&mut self, what: String) {
@@ -173,8 +170,8 @@ impl LoadReport {
             ));
         }
         let ttl = match &self.long_ttl {
-            Some(granted) => {
-                format!("INFO {LIMITS_RULE}: a ttl of {LONG_TTL_MS} ms (ten years) {granted}; ")
+            Some((rule, granted)) => {
+                format!("INFO {rule}: a ttl of {LONG_TTL_MS} ms (ten years) {granted}; ")
             }
             None => "INFO ".into(),
         };
@@ -233,9 +230,9 @@ impl LoadReport {
                 checks.push(Check::judged(rule, true, message, Vec::new()));
             }
         }
-        if let Some(long) = &self.long_ttl {
+        if let Some((rule, long)) = &self.long_ttl {
             let message = format!("a ttl of {LONG_TTL_MS} ms (ten years) {long}");
-            checks.push(Check::with(LIMITS_RULE, Verdict::Info, message));
+            checks.push(Check::with(rule, Verdict::Info, message));
         }
         let error = self.error.clone().or_else(|| match unjudged.is_empty() {
             true => None,
@@ -268,7 +265,7 @@ impl LoadReport {
             "latency": {"create": pct(&self.create), "tasksGet": pct(&self.get), "timeToResult": pct(&self.to_result)},
             "failures": self.failures.iter().map(|f| json!({"kind": f.kind, "example": f.example, "count": f.count})).collect::<Vec<_>>(),
             "error": self.error,
-            "limits": {"rule": self.long_ttl.as_ref().map(|_| LIMITS_RULE), "longTtl": self.long_ttl, "rejected": self.rejected, "rejectedExample": self.rejected_example},
+            "limits": {"rule": self.long_ttl.as_ref().map(|(rule, _)| rule), "longTtl": self.long_ttl.as_ref().map(|(_, granted)| granted), "rejected": self.rejected, "rejectedExample": self.rejected_example},
         })
     }
 }
@@ -401,10 +398,10 @@ pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadRepo
             ..LoadReport::default()
         };
     }
-    // the extension lets no requestor ask for a ttl
-    let long_ttl = match opts.profile.requests().task_param {
-        true => Some(long_ttl(&session, opts.timeout).await),
-        false => None,
+    // a design whose requestors ask for no ttl (the extension) has no limits rule
+    let long_ttl = match opts.profile.limits_rule() {
+        Some(rule) => Some((rule, long_ttl(&session, opts.timeout).await)),
+        None => None,
     };
     let run = Run {
         session: &session,

@@ -125,10 +125,10 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     Ok(scenario)
 }
 
-/// Whether a scenario of a profile may judge a rule: the profile's own, or a wire and transport
-/// rule, which hold whatever the design of Tasks.
+/// Whether a scenario of a profile may judge a rule: the profile's own, or one its catalogue
+/// says holds under every design (`every_design`).
 fn applies(rule: &str, profile: Profile) -> bool {
-    Profile::of_rule(rule) == profile || rule.starts_with("wire.") || rule.starts_with("transport.")
+    Profile::of_rule(rule) == profile || crate::spec::rule(rule).is_some_and(|r| r.every_design)
 }
 
 fn first_line(message: &str) -> String {

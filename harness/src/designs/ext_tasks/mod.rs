@@ -151,6 +151,14 @@ impl Design for ExtTasks {
         })
     }
 
+    fn fuzz_wire_rules(&self) -> &'static [&'static str] {
+        &[
+            "ext-tasks.get.unknown-task",
+            "ext-tasks.update.unknown-task",
+            "ext-tasks.cancel.unknown-task",
+        ]
+    }
+
     fn request_meta(&self) -> Option<Map<String, Value>> {
         Some(request_meta(self.default_client_capabilities()))
     }

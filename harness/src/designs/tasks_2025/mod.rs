@@ -112,9 +112,25 @@ impl Design for Tasks2025 {
     fn requests(&self) -> Requests {
         Requests {
             initialize: true,
-            list: true,
-            task_param: true,
+            list: Some("tasks.errors.bad-cursor"),
+            task_param: Some("tasks.errors.malformed-task-param"),
         }
+    }
+
+    fn fuzz_wire_rules(&self) -> &'static [&'static str] {
+        &[
+            "tasks.errors.unknown-task-id",
+            "tasks.errors.bad-cursor",
+            "tasks.errors.malformed-task-param",
+        ]
+    }
+
+    fn created_task_ids(&self) -> Option<(&'static str, &'static str)> {
+        Some(("/result/task/taskId", "tasks.id.unique"))
+    }
+
+    fn limits_rule(&self) -> Option<&'static str> {
+        Some("tasks.resources.limits")
     }
 
     fn task_id_requests(&self, offer: &Offer) -> Vec<(&'static str, Value)> {
