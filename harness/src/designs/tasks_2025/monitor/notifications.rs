@@ -1,0 +1,88 @@
+//! What the receiver's notifications show the monitor: related-task `_meta`, status
+//! notifications, and progress that must stop once a task ends.
+
+use super::*;
+
+impl Monitor<'_> {
+    pub(super) fn notification(&mut self, method: &str, params: &Value, e: &Entry) {
+        if method != "notifications/tasks/status" {
+            self.names_a_task(method, params, e);
+        }
+        match method {
+            "notifications/tasks/status" => {
+                self.observe(params, Source::StatusNotification, e, None);
+                self.findings.push(find(
+                    "tasks.notify.no-related-task",
+                    !wire::has_related_task(params),
+                    "notifications/tasks/status related-task _meta".into(),
+                    vec![e.seq],
+                ));
+            }
+            "notifications/progress" => {
+                let token = params.get("progressToken").map(Value::to_string);
+                let Some((task, created)) = token.and_then(|t| self.progress.get(&t)) else {
+                    return;
+                };
+                if e.seq < *created {
+                    return;
+                }
+                let (task, created) = (task.clone(), *created);
+                if let Some(p) = self.progressing.get_mut(&task) {
+                    if let (Some((_, seq, t_ms)), None) = (p.terminal, p.late) {
+                        let later = e.transport != "http" || e.t_ms >= t_ms + CROSS_STREAM_MS;
+                        if e.seq > seq && later {
+                            p.late = Some(e.seq);
+                        }
+                    }
+                }
+                let got = wire::related_task_value(params).map(wire::id_text);
+                self.findings.push(find(
+                    RELATED_MESSAGES,
+                    got.as_ref() == Some(&task),
+                    match got {
+                        Some(g) => {
+                            format!("progress of task {task:?} carries related-task taskId {g:?}")
+                        }
+                        None => format!("progress of task {task:?} has no related-task _meta"),
+                    },
+                    vec![created, e.seq],
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    /// Progress after a task was seen terminal: its work went on after a cancellation
+    /// (the root), or its notifications did not stop.
+    pub(super) fn progress_stopped(&mut self) {
+        for (task, p) in std::mem::take(&mut self.progressing) {
+            let Some((status, seen, _)) = p.terminal else {
+                continue;
+            };
+            let evidence = p.late.map(|l| vec![seen, l]).unwrap_or_default();
+            let message = match p.late {
+                None => format!(
+                    "no progress of task {task:?} after it was seen {}",
+                    status.as_str()
+                ),
+                Some(l) => format!(
+                    "progress of task {task:?} (trace #{l}) after it was seen {} (trace #{seen})",
+                    status.as_str()
+                ),
+            };
+            let cancelled = status == TaskStatus::Cancelled;
+            if cancelled {
+                self.findings.push(find(
+                    STOP_EXECUTION,
+                    p.late.is_none(),
+                    format!("{message}: the work went on after the cancellation"),
+                    evidence.clone(),
+                ));
+            }
+            self.findings.push(Finding {
+                follows: cancelled.then_some(STOP_EXECUTION),
+                ..find(STOPS_WHEN_TERMINAL, p.late.is_none(), message, evidence)
+            });
+        }
+    }
+}

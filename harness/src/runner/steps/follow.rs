@@ -1,0 +1,268 @@
+//! Steps that follow a task or wait on the receiver: `poll` until a status, `respond` to its
+//! input requests, `retry` an InputRequiredResult, and `receive` what the receiver sends.
+
+use super::*;
+
+impl<'a> Exec<'a> {
+    /// Waits for a receiver request or notification of `method` and judges its params.
+    pub(super) async fn receive(
+        &self,
+        step: &Step,
+        inbox: Inbox,
+        method: &str,
+        state: &mut State,
+    ) -> Result<Option<Inbound>, Stop> {
+        // a notification answers to what the requestor already saw, never to older news
+        let after = (inbox == Inbox::Notifications)
+            .then_some(state.last_answer)
+            .flatten();
+        match self
+            .session
+            .next_after(inbox, method, after, self.timeout(step))
+            .await
+        {
+            Ok(inbound) => {
+                state.sent_by.insert(inbound.seq, state.label.clone());
+                if let Some(absent) = &step.absent {
+                    let sent = format!("the receiver sent its {method}");
+                    state.record(Check::judged(absent, true, sent, vec![inbound.seq]));
+                }
+                let params = Outcome::Result(inbound.params.clone());
+                self.judge_answer(step, &params, vec![inbound.seq], state)?;
+                Ok(Some(inbound))
+            }
+            Err(e @ RequestError::Timeout { .. }) => {
+                let why = format!("the receiver sent no {method}: {e}");
+                if let Some(absent) = &step.absent {
+                    // nothing came to judge the step's rule on: its absence is the finding
+                    state.record(Check::judged(absent, false, why.clone(), Vec::new()));
+                    if let Some(rule) = &step.rule {
+                        let root = Root {
+                            rule: absent.clone(),
+                            scenario: String::new(),
+                            step: None,
+                        };
+                        state.record(
+                            Check::with(
+                                rule,
+                                Verdict::Untestable,
+                                format!("{why}: nothing to judge"),
+                            )
+                            .following(root),
+                        );
+                    }
+                    return Ok(None);
+                }
+                match (&step.rule, inbox == Inbox::Notifications && self.mapped) {
+                    (Some(rule), true) => state.record(Check::with(
+                        rule,
+                        Verdict::Untestable,
+                        format!("{why}; the tool mapped to this fixture role need not send it (only the fixture contract promises it)"),
+                    )),
+                    _ => state.judge(&step.rule, false, why, Vec::new())?,
+                }
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub(super) async fn poll(
+        &self,
+        step: &Step,
+        task: &str,
+        until: &[String],
+        capture: &Option<String>,
+        state: &mut State,
+    ) -> Result<(), Stop> {
+        let task_id = matcher::substitute(&json!(task), &state.vars).map_err(Stop::Prerequisite)?;
+        let limit = step
+            .timeout_ms
+            .map(|ms| self.config.limits.scaled(ms))
+            .unwrap_or(self.config.limits.poll);
+        let start = Instant::now();
+        let mut limit = limit;
+        let (last, evidence) = loop {
+            let Some(reply) = self
+                .request(step, "tasks/get", json!({"taskId": task_id}), state)
+                .await?
+            else {
+                return Ok(());
+            };
+            let evidence = vec![reply.asked, reply.seq];
+            let task = match reply.outcome {
+                Outcome::Result(t) => t,
+                Outcome::Error(e) => {
+                    return state.judge(
+                        &step.rule,
+                        false,
+                        format!("tasks/get answered error {}", matcher::short(&e)),
+                        evidence,
+                    );
+                }
+            };
+            let status = task
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            if until.contains(&status) {
+                if let Some(name) = capture {
+                    state.vars.insert(name.clone(), task);
+                }
+                return state.judge(&step.rule, true, format!("task reached {status}"), evidence);
+            }
+            // a terminal status never changes: waiting on would only poll it again
+            if crate::model::TaskStatus::parse(&status).is_some_and(|s| s.is_terminal()) {
+                return state.judge(
+                    &step.rule,
+                    false,
+                    format!(
+                        "task {task_id} reached {status}, a terminal status, not {}",
+                        until.join("|")
+                    ),
+                    evidence,
+                );
+            }
+            // pollInterval is honoured (requestors SHOULD): a long one stretches the poll's
+            // deadline to a few polls, the scenario's own deadline still bounding it
+            let interval = Duration::from_millis(
+                task.get("pollInterval")
+                    .or(task.get("pollIntervalMs"))
+                    .and_then(Value::as_u64)
+                    .unwrap_or(POLL_DEFAULT_MS)
+                    .max(POLL_MIN_MS),
+            );
+            limit = limit.max(interval * POLLS_AT_LEAST);
+            let elapsed = start.elapsed();
+            if elapsed >= limit {
+                break (format!("status {status:?}"), evidence);
+            }
+            tokio::time::sleep(interval.min(limit - elapsed)).await;
+        };
+        state.judge(
+            &step.rule,
+            false,
+            format!(
+                "task {task_id} did not reach {} within {} ms (last: {last})",
+                until.join("|"),
+                limit.as_millis()
+            ),
+            evidence,
+        )
+    }
+
+    /// Answers every request a task has outstanding in one tasks/update.
+    pub(super) async fn respond(
+        &self,
+        step: &Step,
+        task: &str,
+        reply: &Value,
+        state: &mut State,
+    ) -> Result<(), Stop> {
+        let task_id = matcher::substitute(&json!(task), &state.vars).map_err(Stop::Prerequisite)?;
+        let reply = matcher::substitute(reply, &state.vars).map_err(Stop::Prerequisite)?;
+        let id_text = task_id.as_str().unwrap_or_default().to_string();
+        let limit = step
+            .timeout_ms
+            .map(|ms| self.config.limits.scaled(ms))
+            .unwrap_or(self.config.limits.poll);
+        let start = Instant::now();
+        // an update is eventually consistent: wait for a request not answered yet
+        let keys = loop {
+            let Some(shown) = self
+                .request(step, "tasks/get", json!({"taskId": task_id}), state)
+                .await?
+            else {
+                return Ok(());
+            };
+            let answered = state.answered.get(&id_text).cloned().unwrap_or_default();
+            let fresh: Vec<(String, Value)> = match &shown.outcome {
+                Outcome::Result(t) => t
+                    .get("inputRequests")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(k, r)| !answered.iter().any(|(ak, ar)| ak == *k && ar == *r))
+                    .map(|(k, r)| (k.clone(), r.clone()))
+                    .collect(),
+                Outcome::Error(_) => Vec::new(),
+            };
+            let status = outcome_value(&shown.outcome)["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let waiting = matches!(status.as_str(), "working" | "input_required");
+            if !fresh.is_empty() {
+                break fresh;
+            }
+            if !waiting || start.elapsed() >= limit {
+                return Err(Stop::Prerequisite(format!(
+                    "task {task_id} shows no outstanding request not answered yet (tasks/get: {})",
+                    matcher::short(outcome_value(&shown.outcome))
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(POLL_DEFAULT_MS)).await;
+        };
+        state
+            .answered
+            .entry(id_text)
+            .or_default()
+            .extend(keys.iter().cloned());
+        let keys: Vec<String> = keys.into_iter().map(|(k, _)| k).collect();
+        let responses: serde_json::Map<String, Value> =
+            keys.into_iter().map(|k| (k, reply.clone())).collect();
+        let params = json!({"taskId": task_id, "inputResponses": responses});
+        let Some(answer) = self.request(step, "tasks/update", params, state).await? else {
+            return Ok(());
+        };
+        self.judge_answer(step, &answer.outcome, vec![answer.asked, answer.seq], state)
+    }
+
+    /// Retries the last request answered with an InputRequiredResult, answering each of its
+    /// requests with `reply` and echoing its `requestState`, while the server asks again.
+    pub(super) async fn retry(
+        &self,
+        step: &Step,
+        reply: &Value,
+        state: &mut State,
+    ) -> Result<(), Stop> {
+        let reply = matcher::substitute(reply, &state.vars).map_err(Stop::Prerequisite)?;
+        let Some((method, original, mut asked)) = state.input_asked.take() else {
+            return Err(Stop::Prerequisite(
+                "no request before this step was answered with an InputRequiredResult".into(),
+            ));
+        };
+        for attempt in 1..=RETRIES_AT_MOST {
+            let mut params = original.clone();
+            let requests = asked.get("inputRequests").and_then(Value::as_object);
+            let responses: serde_json::Map<String, Value> = requests
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| (k.clone(), reply.clone()))
+                .collect();
+            if let Some(p) = params.as_object_mut() {
+                p.remove("inputResponses");
+                p.remove("requestState");
+                if !responses.is_empty() {
+                    p.insert("inputResponses".into(), Value::Object(responses));
+                }
+                // echoed exactly when given, never when not (client requirements of MRTR)
+                if let Some(s) = asked.get("requestState") {
+                    p.insert("requestState".into(), s.clone());
+                }
+            }
+            let Some(answer) = self.request(step, &method, params, state).await? else {
+                return Ok(());
+            };
+            match asks_input(&answer.outcome) {
+                Some(again) if attempt < RETRIES_AT_MOST => asked = again.clone(),
+                _ => {
+                    let evidence = vec![answer.asked, answer.seq];
+                    return self.judge_answer(step, &answer.outcome, evidence, state);
+                }
+            }
+        }
+        Ok(())
+    }
+}
