@@ -257,3 +257,42 @@ fn the_graph_sees_imports_and_the_designs() {
     assert!(g["report"].contains("verdict"));
     assert!(g.keys().any(|m| design_of(m) == Some("tasks_2025")));
 }
+
+/// The core: no I/O, no run, no design; every other layer may import it.
+const CORE: [&str; 11] = [
+    "spec",
+    "wire",
+    "trace",
+    "verdict",
+    "model",
+    "schema",
+    "matcher",
+    "timestamp",
+    "diff",
+    "exit",
+    "yaml",
+];
+
+/// The core module a module is part of (`schema::…` is `schema`), if any.
+fn core_of(module: &str) -> Option<&'static str> {
+    let top = module.split("::").next().unwrap_or(module);
+    CORE.iter().copied().find(|c| *c == top)
+}
+
+#[test]
+fn the_core_imports_only_the_core() {
+    let upward: Vec<String> = graph()
+        .into_iter()
+        .filter(|(m, _)| core_of(m).is_some())
+        .flat_map(|(m, imported)| {
+            imported
+                .into_iter()
+                .filter(|t| core_of(t).is_none())
+                .map(move |t| format!("{m} -> {t}"))
+        })
+        .collect();
+    assert!(
+        upward.is_empty(),
+        "core files importing a higher layer: {upward:?}"
+    );
+}
