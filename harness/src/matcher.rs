@@ -15,7 +15,7 @@ use std::collections::HashMap;
 /// Captured values by name.
 pub type Vars = HashMap<String, Value>;
 
-const MATCHERS: [&str; 8] = [
+const MATCHERS: [&str; 9] = [
     "$capture",
     "$type",
     "$present",
@@ -24,6 +24,7 @@ const MATCHERS: [&str; 8] = [
     "$not",
     "$contains",
     "$same",
+    "$values",
 ];
 const TYPES: [&str; 7] = [
     "string", "integer", "number", "boolean", "object", "array", "null",
@@ -74,7 +75,7 @@ pub fn validate(pattern: &Value) -> Result<(), String> {
                         "$present" | "$absent" if v != &Value::Bool(true) => {
                             return Err(format!("`{k}` takes `true`"))
                         }
-                        "$any_of" | "$contains" if !v.is_array() => {
+                        "$any_of" | "$contains" | "$values" if !v.is_array() => {
                             return Err(format!("`{k}` takes a list of patterns"))
                         }
                         _ => {}
@@ -220,6 +221,19 @@ fn without_meta(v: &Value) -> Value {
     v
 }
 
+/// Whether each pattern matches a value of its own (the counts being equal).
+fn one_to_one(patterns: &[Value], values: &[&Value], path: &str) -> bool {
+    let Some((first, rest)) = patterns.split_first() else {
+        return true;
+    };
+    (0..values.len()).any(|i| {
+        let fits = match_at(first, Some(values[i]), path, &mut Vars::new()).is_ok();
+        let mut others = values.to_vec();
+        others.remove(i);
+        fits && one_to_one(rest, &others, path)
+    })
+}
+
 fn match_at(
     pattern: &Value,
     actual: Option<&Value>,
@@ -273,16 +287,43 @@ fn match_at(
                     );
                 }
                 "$contains" => {
-                    let Some(items) = actual.as_array() else {
-                        return fail(path, format!("must be an array, found {}", short(actual)));
+                    // an object's values, whatever its keys (the receiver's own names)
+                    let items: Vec<&Value> = match actual {
+                        Value::Array(items) => items.iter().collect(),
+                        Value::Object(map) => map.values().collect(),
+                        _ => {
+                            return fail(
+                                path,
+                                format!("must be an array or object, found {}", short(actual)),
+                            )
+                        }
                     };
                     for want in v.as_array().map(Vec::as_slice).unwrap_or_default() {
                         if !items
                             .iter()
-                            .any(|i| match_at(want, Some(i), path, &mut vars.clone()).is_ok())
+                            .any(|i| match_at(want, Some(*i), path, &mut vars.clone()).is_ok())
                         {
                             return fail(path, format!("no element matches {}", short(want)));
                         }
+                    }
+                }
+                "$values" => {
+                    // the keys are the receiver's own names: only the values are matched
+                    let Some(map) = actual.as_object() else {
+                        return fail(path, format!("must be an object, found {}", short(actual)));
+                    };
+                    let wanted = v.as_array().map(Vec::as_slice).unwrap_or_default();
+                    let values: Vec<&Value> = map.values().collect();
+                    if values.len() != wanted.len() || !one_to_one(wanted, &values, path) {
+                        return fail(
+                            path,
+                            format!(
+                                "must hold {} value(s) matching {}, one each, under any keys; found {}",
+                                wanted.len(),
+                                short(v),
+                                short(actual)
+                            ),
+                        );
                     }
                 }
                 "$same" if without_meta(v) != without_meta(actual) => {
@@ -424,5 +465,29 @@ mod tests {
         assert!(validate(&json!({"a": {"$captur": "x"}})).is_err());
         assert!(validate(&json!({"$type": "str"})).is_err());
         assert!(validate(&json!({"$absent": false})).is_err());
+    }
+
+    #[test]
+    fn values_match_whatever_the_keys() {
+        let mut vars = Vars::new();
+        let two = json!({"$values": [{"m": "e"}, {"m": "s"}]});
+        assert!(matches(
+            &two,
+            &json!({"x:1": {"m": "s"}, "y": {"m": "e"}}),
+            &mut vars
+        )
+        .is_ok());
+        assert!(matches(&two, &json!({"a": {"m": "e"}, "b": {"m": "e"}}), &mut vars).is_err());
+        assert!(matches(&two, &json!({"a": {"m": "e"}}), &mut vars).is_err());
+        assert!(matches(&two, &json!([{"m": "e"}, {"m": "s"}]), &mut vars).is_err());
+        assert!(validate(&json!({"$values": {"m": "e"}})).is_err());
+        let some = json!({"$contains": [{"m": "s"}]});
+        assert!(matches(
+            &some,
+            &json!({"k1": {"m": "e"}, "k2": {"m": "s"}}),
+            &mut vars
+        )
+        .is_ok());
+        assert!(matches(&some, &json!({"k1": {"m": "e"}}), &mut vars).is_err());
     }
 }

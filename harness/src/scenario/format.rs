@@ -139,11 +139,14 @@ pub enum StepKind {
         method: String,
         reply: Value,
     },
-    /// Answer every outstanding request of a task (the `inputRequests` tasks/get shows) with
-    /// `reply` in one tasks/update; `expect` judges the tasks/update answer.
+    /// Answer the outstanding requests of a task (the `inputRequests` tasks/get shows, under
+    /// the keys the receiver chose), all of them or `at_most` so many, in one tasks/update;
+    /// each gets `reply`, its `content` cut to the fields the request's form asks for.
+    /// `expect` judges the tasks/update answer.
     Respond {
         task: String,
         reply: Value,
+        at_most: Option<usize>,
     },
     /// Retry the last request answered with an InputRequiredResult as a new request: each of
     /// its `inputRequests` answered with `reply`, its `requestState` echoed; `expect` judges
@@ -233,6 +236,9 @@ pub struct RawStep {
     pub capture: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply: Option<Value>,
+    /// `respond`: answer at most this many outstanding requests (the first in key order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_most: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -328,8 +334,18 @@ impl TryFrom<RawStep> for Step {
             "notify" => &["params"],
             "poll" => &["until", "capture", "rule", "timeout_ms", "given"],
             "wait" => &[],
-            "answer" | "respond" => &[
+            "answer" => &[
                 "reply",
+                "rule",
+                "expect",
+                "checks",
+                "timeout_ms",
+                "given",
+                "absent",
+            ],
+            "respond" => &[
+                "reply",
+                "at_most",
                 "rule",
                 "expect",
                 "checks",
@@ -358,6 +374,7 @@ impl TryFrom<RawStep> for Step {
             ("until", raw.until.is_some()),
             ("capture", raw.capture.is_some()),
             ("reply", raw.reply.is_some()),
+            ("at_most", raw.at_most.is_some()),
             ("rule", raw.rule.is_some()),
             ("expect", raw.expect.is_some()),
             ("checks", !raw.checks.is_empty()),
@@ -434,6 +451,7 @@ impl TryFrom<RawStep> for Step {
                 reply: raw.reply.ok_or(
                     "a respond step needs `reply`: the answer to each outstanding request",
                 )?,
+                at_most: raw.at_most,
             },
             "notification" => StepKind::Notification {
                 method: raw.notification.unwrap_or_default(),
@@ -519,9 +537,14 @@ impl From<Step> for RawStep {
                 raw.answer = Some(method);
                 raw.reply = Some(reply);
             }
-            StepKind::Respond { task, reply } => {
+            StepKind::Respond {
+                task,
+                reply,
+                at_most,
+            } => {
                 raw.respond = Some(task);
                 raw.reply = Some(reply);
+                raw.at_most = at_most;
             }
             StepKind::Notification { method } => raw.notification = Some(method),
             StepKind::Retry { reply } => raw.retry = Some(reply),
@@ -605,7 +628,7 @@ impl Step {
             StepKind::Answer { reply, .. } | StepKind::Retry { reply } => {
                 values.push(reply.clone())
             }
-            StepKind::Respond { task, reply } => {
+            StepKind::Respond { task, reply, .. } => {
                 values.push(Value::String(task.clone()));
                 values.push(reply.clone());
             }

@@ -40,6 +40,7 @@ pub fn steps(ops: &[Op], offer: &Offer) -> Steps {
                     steps.push(step(StepKind::Respond {
                         task: format!("${{t{tasks}}}"),
                         reply: json!({"action": "accept", "content": {"name": "42"}}),
+                        at_most: None,
                     }));
                 }
                 tasks += 1;

@@ -17,6 +17,7 @@ pub enum Variant {
     ExtraMeta,
     NoListen,
     NoTaskNotifications,
+    OwnInputKeys,
 }
 
 /// Every variant of the extension's reference receiver.
@@ -65,5 +66,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: NoTaskNotifications,
         name: "no-task-notifications",
         description: "acknowledges a subscriptions/listen for tasks without agreeing to any (no `taskIds`), and sends none",
+    },
+    VariantInfo {
+        variant: OwnInputKeys,
+        name: "own-input-keys",
+        description: "input requests are keyed `<taskId>:<hex>` (confirm_first's round trip: `<hex>`, named in its requestState), keys the server mints itself",
     },
 ];

@@ -158,6 +158,7 @@ impl<'a> Exec<'a> {
         step: &Step,
         task: &str,
         reply: &Value,
+        at_most: Option<usize>,
         state: &mut State,
     ) -> Result<(), Stop> {
         let task_id = matcher::substitute(&json!(task), &state.vars).map_err(Stop::Prerequisite)?;
@@ -194,7 +195,10 @@ impl<'a> Exec<'a> {
                 .to_string();
             let waiting = matches!(status.as_str(), "working" | "input_required");
             if !fresh.is_empty() {
-                break fresh;
+                break fresh
+                    .into_iter()
+                    .take(at_most.unwrap_or(usize::MAX))
+                    .collect::<Vec<_>>();
             }
             if !waiting || start.elapsed() >= limit {
                 return Err(Stop::Prerequisite(format!(
@@ -209,9 +213,10 @@ impl<'a> Exec<'a> {
             .entry(id_text)
             .or_default()
             .extend(keys.iter().cloned());
-        let keys: Vec<String> = keys.into_iter().map(|(k, _)| k).collect();
-        let responses: serde_json::Map<String, Value> =
-            keys.into_iter().map(|k| (k, reply.clone())).collect();
+        let responses: serde_json::Map<String, Value> = keys
+            .into_iter()
+            .map(|(k, request)| (k, reply_to(&request, &reply)))
+            .collect();
         let params = json!({"taskId": task_id, "inputResponses": responses});
         let Some(answer) = self.request(step, "tasks/update", params, state).await? else {
             return Ok(());
@@ -239,7 +244,7 @@ impl<'a> Exec<'a> {
             let responses: serde_json::Map<String, Value> = requests
                 .into_iter()
                 .flatten()
-                .map(|(k, _)| (k.clone(), reply.clone()))
+                .map(|(k, request)| (k.clone(), reply_to(request, &reply)))
                 .collect();
             if let Some(p) = params.as_object_mut() {
                 p.remove("inputResponses");
@@ -264,5 +269,51 @@ impl<'a> Exec<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// The answer to one input request: `reply`, its `content` cut to the fields the request's
+/// form asks for (so one reply serves requests that each ask for a field of their own), or
+/// whole where the request names no such field.
+fn reply_to(request: &Value, reply: &Value) -> Value {
+    let asked = request
+        .pointer("/params/requestedSchema/properties")
+        .and_then(Value::as_object);
+    let (Some(asked), Some(content)) = (asked, reply.get("content").and_then(Value::as_object))
+    else {
+        return reply.clone();
+    };
+    let cut: serde_json::Map<String, Value> = content
+        .iter()
+        .filter(|(field, _)| asked.contains_key(*field))
+        .map(|(f, v)| (f.clone(), v.clone()))
+        .collect();
+    let mut answer = reply.clone();
+    if !cut.is_empty() {
+        answer["content"] = Value::Object(cut);
+    }
+    answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reply_to;
+    use serde_json::json;
+
+    #[test]
+    fn a_reply_is_cut_to_the_fields_each_request_asks_for() {
+        let form = |field: &str| {
+            json!({"method": "elicitation/create", "params": {"requestedSchema":
+                {"type": "object", "properties": {field: {"type": "string"}}}}})
+        };
+        let reply = json!({"action": "accept", "content": {"first": "Ada", "last": "Lovelace"}});
+        assert_eq!(
+            reply_to(&form("last"), &reply),
+            json!({"action": "accept", "content": {"last": "Lovelace"}})
+        );
+        // a form asking for none of the reply's fields gets the reply whole
+        assert_eq!(reply_to(&form("age"), &reply), reply);
+        let sampling = json!({"method": "sampling/createMessage", "params": {}});
+        assert_eq!(reply_to(&sampling, &reply), reply);
     }
 }

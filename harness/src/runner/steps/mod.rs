@@ -505,7 +505,11 @@ impl<'a> Exec<'a> {
                     .await
                     .map_err(Stop::from)
             }
-            StepKind::Respond { task, reply } => self.respond(step, task, reply, state).await,
+            StepKind::Respond {
+                task,
+                reply,
+                at_most,
+            } => self.respond(step, task, reply, *at_most, state).await,
             StepKind::Retry { reply } => self.retry(step, reply, state).await,
             StepKind::Notification { method } => self
                 .receive(step, Inbox::Notifications, method, state)

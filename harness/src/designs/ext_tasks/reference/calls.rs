@@ -58,9 +58,17 @@ impl ExtReference {
             match confirmation(params, ask) {
                 Some(answer) => args[CONFIRM] = json!(answer),
                 None => {
+                    // a minted key travels in the requestState, as a stateless server keeps it
+                    let (key, state) = match self.is(Variant::OwnInputKeys) {
+                        true => {
+                            let key = minted_key();
+                            (key.clone(), format!("{CONFIRM_STATE}:{key}"))
+                        }
+                        false => (ask.key.to_string(), CONFIRM_STATE.to_string()),
+                    };
                     return Ok(json!({"resultType": "input_required",
-                        "inputRequests": {ask.key: elicitation(ask.message, ask.field)},
-                        "requestState": CONFIRM_STATE}))
+                        "inputRequests": {key: elicitation(ask.message, ask.field)},
+                        "requestState": state}))
                 }
             }
         }
@@ -222,7 +230,11 @@ impl ExtReference {
                 .filter(|_| self.has(Fault::ReusesInputKey));
             let keys: Vec<String> = requests
                 .iter()
-                .map(|(k, _)| reused.cloned().unwrap_or_else(|| k.to_string()))
+                .map(|(k, _)| match (reused, self.is(Variant::OwnInputKeys)) {
+                    (Some(first), _) => first.clone(),
+                    (None, true) => format!("{task_id}:{}", minted_key()),
+                    (None, false) => k.to_string(),
+                })
                 .collect();
             for (key, (_, request)) in keys.iter().zip(&requests) {
                 task.asking.insert(key.clone(), request.clone());

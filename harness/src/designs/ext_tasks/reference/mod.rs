@@ -164,9 +164,18 @@ const USER_NAME: PreTaskAsk = PreTaskAsk {
 
 /// The answer a retried confirm_first call carries with its `requestState`, if any.
 fn confirmation(params: &Value, ask: PreTaskAsk) -> Option<String> {
-    let answer = params.get("inputResponses")?.get(ask.key)?;
-    (params.get("requestState") == Some(&json!(CONFIRM_STATE)))
-        .then(|| answer_text(answer, ask.field))
+    let state = params.get("requestState")?.as_str()?;
+    let key = match state.strip_prefix(CONFIRM_STATE)? {
+        "" => ask.key,
+        minted => minted.strip_prefix(':')?,
+    };
+    let answer = params.get("inputResponses")?.get(key)?;
+    Some(answer_text(answer, ask.field))
+}
+
+/// An input-request key of the server's own making (the own-input-keys variant).
+fn minted_key() -> String {
+    uuid::Uuid::new_v4().simple().to_string()[..16].to_string()
 }
 
 /// When one of the reference's own tools makes a task.
