@@ -46,6 +46,9 @@ pub trait Design: Sync + Send + 'static {
     /// The fixture contract receivers of this design play (`taskcheck list --fixtures`).
     fn fixture_contract(&self) -> String;
 
+    /// The fixture roles its scenarios call, which `--fixtures` may map to a receiver's tools.
+    fn fixture_roles(&self) -> Vec<&'static str>;
+
     /// The server capability (a dotted path) under which tools/call can create tasks.
     fn task_tools_capability(&self) -> &'static str;
 

@@ -107,21 +107,21 @@ pub struct FixtureMap(std::collections::BTreeMap<String, Mapping>);
 
 impl FixtureMap {
     /// Parses a mapping file's text; errors are `file:line:column: cause`.
-    pub fn parse(text: &str, file: &str) -> Result<FixtureMap, String> {
+    pub fn parse(text: &str, file: &str, roles: &[&str]) -> Result<FixtureMap, String> {
         let map = crate::yaml::from_str(text, file)?;
-        FixtureMap::checked(map, text, file)
+        FixtureMap::checked(map, text, file, roles)
     }
 
-    /// The map of roles read from `text` (a mapping file, or `taskcheck.yaml`'s `fixtures`); an
-    /// unknown role is an error naming its line.
+    /// The map of roles read from `text` (a mapping file, or `taskcheck.yaml`'s `fixtures`); a
+    /// role none of `roles` (every design's) names is an error naming its line.
     pub fn checked(
         map: std::collections::BTreeMap<String, Mapping>,
         text: &str,
         file: &str,
+        roles: &[&str],
     ) -> Result<FixtureMap, String> {
-        if let Some(role) = map.keys().find(|r| find(r).is_none()) {
+        if let Some(role) = map.keys().find(|r| !roles.contains(&r.as_str())) {
             let line = crate::yaml::line_of_key(text, role);
-            let roles: Vec<&str> = FIXTURES.iter().map(|f| f.name).collect();
             return Err(format!(
                 "{file}:{line}:1: unknown fixture role {role:?} (one of {})",
                 roles.join(", ")
@@ -131,11 +131,11 @@ impl FixtureMap {
     }
 
     /// Reads a mapping file.
-    pub fn load(path: &std::path::Path) -> Result<FixtureMap, String> {
+    pub fn load(path: &std::path::Path, roles: &[&str]) -> Result<FixtureMap, String> {
         let file = path.display().to_string();
         let text =
             std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
-        FixtureMap::parse(&text, &file)
+        FixtureMap::parse(&text, &file, roles)
     }
 
     /// Whether the map maps no role at all.
@@ -216,11 +216,15 @@ impl FixtureMap {
 mod tests {
     use super::*;
 
+    /// The 2025-11-25 roles, as the command line passes every design's.
+    const ROLES: [&str; 3] = ["optional_sleep", "sync_echo", "elicit_input"];
+
     #[test]
     fn mapped_roles_call_the_receivers_tool() {
         let map = FixtureMap::parse(
             "optional_sleep:\n  tool: wait_a_bit\n  arguments: {millis: \"${ms}\", label: \"t-${ms}\"}\nsync_echo:\n  tool: echo\n",
             "map.yaml",
+            &ROLES,
         )
         .unwrap();
         assert_eq!(map.tool_name("optional_sleep"), "wait_a_bit");
@@ -233,6 +237,7 @@ mod tests {
         let seconds = FixtureMap::parse(
             "optional_sleep:\n  tool: sleep\n  arguments: {duration: \"${seconds}\", whole: \"${seconds_ceil}\"}\n",
             "map.yaml",
+            &ROLES,
         )
         .unwrap();
         assert_eq!(
@@ -248,10 +253,11 @@ mod tests {
         let e = FixtureMap::parse(
             "sync_echo:\n  tool: a\nno_such_role:\n  tool: b\n",
             "m.yaml",
+            &ROLES,
         )
         .unwrap_err();
         assert!(e.starts_with("m.yaml:3:1: unknown fixture role"), "{e}");
-        let e = FixtureMap::parse("sync_echo:\n  tol: a\n", "m.yaml").unwrap_err();
+        let e = FixtureMap::parse("sync_echo:\n  tol: a\n", "m.yaml", &ROLES).unwrap_err();
         assert!(e.starts_with("m.yaml:2:"), "{e}");
     }
 }

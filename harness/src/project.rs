@@ -131,7 +131,8 @@ impl Project {
                 ));
             }
         }
-        let fixtures = FixtureMap::checked(written.fixtures, text, &file)?;
+        let roles = crate::designs::Profile::fixture_roles();
+        let fixtures = FixtureMap::checked(written.fixtures, text, &file, &roles)?;
         // paths are the file's, wherever taskcheck runs
         let base = path.parent().unwrap_or(Path::new(""));
         let near = |p: Option<PathBuf>| p.map(|p| base.join(p));
@@ -259,6 +260,18 @@ mod tests {
         assert_eq!(p.reports.json, Some(PathBuf::from("dir/out/report.json")));
     }
 
+    /// Every design's roles may be mapped, the extension's own among them.
+    #[test]
+    fn the_extension_s_roles_may_be_mapped() {
+        let p = parse(
+            "stdio: s\nprofile: ext-tasks\nfixtures:\n  elicit_pair:\n    tool: ask_two\n  \
+             confirm_first:\n    tool: confirm\n",
+        )
+        .unwrap();
+        assert!(p.fixtures.maps("elicit_pair") && p.fixtures.maps("confirm_first"));
+        assert!(parse("stdio: s\nfixtures:\n  no_role:\n    tool: x\n").is_err());
+    }
+
     #[test]
     fn a_rendered_project_file_reads_back_as_written() {
         let mapping = Mapping {
@@ -279,7 +292,13 @@ mod tests {
         assert_eq!(p.profile, Some(crate::designs::EXT_TASKS));
         assert_eq!(
             p.fixtures,
-            FixtureMap::checked([("optional_sleep".to_string(), mapping)].into(), "", "").unwrap()
+            FixtureMap::checked(
+                [("optional_sleep".to_string(), mapping)].into(),
+                "",
+                "",
+                &["optional_sleep"]
+            )
+            .unwrap()
         );
         assert_eq!(p.reports.junit, Some(PathBuf::from("taskcheck-junit.xml")));
         let doc: serde_json::Value = serde_saphyr::from_str(&workflow(&receiver)).unwrap();

@@ -110,7 +110,7 @@ pub fn config(args: &JudgeArgs) -> Config {
     let fixtures = args
         .fixtures
         .as_deref()
-        .map(|p| FixtureMap::load(p).unwrap_or_else(|e| usage_error(e)))
+        .map(|p| FixtureMap::load(p, &Profile::fixture_roles()).unwrap_or_else(|e| usage_error(e)))
         .unwrap_or_else(|| args.fixture_map.clone());
     Config::new(limits, official, fixtures)
 }

@@ -53,6 +53,14 @@ impl Profile {
         ALL.iter().copied().find(|p| p.name() == name)
     }
 
+    /// The fixture roles of every design (what `--fixtures` may map).
+    pub fn fixture_roles() -> Vec<&'static str> {
+        let mut roles: Vec<&'static str> = ALL.iter().flat_map(|p| p.fixture_roles()).collect();
+        roles.sort();
+        roles.dedup();
+        roles
+    }
+
     /// The reference clients of the designs that have one (`taskcheck reference-client`).
     pub fn reference_clients() -> impl Iterator<Item = &'static dyn crate::design::ReferenceClient>
     {

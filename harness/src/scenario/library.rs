@@ -241,6 +241,31 @@ mod tests {
         }
     }
 
+    /// Every tool a built-in scenario calls is one it requires, so a receiver without it
+    /// leaves the calling steps untestable instead of failing them.
+    #[test]
+    fn builtin_scenarios_require_every_tool_they_call() {
+        use crate::scenario::{Step, StepKind};
+        fn called(steps: &[Step], out: &mut Vec<String>) {
+            for step in steps {
+                match &step.kind {
+                    StepKind::Send { method, params, .. } if method == "tools/call" => {
+                        out.extend(params["name"].as_str().map(str::to_string))
+                    }
+                    StepKind::Parallel(inner) | StepKind::Sequence(inner) => called(inner, out),
+                    _ => {}
+                }
+            }
+        }
+        for s in builtin() {
+            let mut tools = Vec::new();
+            called(&s.steps, &mut tools);
+            for tool in tools {
+                assert!(s.requires.tools.contains(&tool), "{} calls {tool}", s.id);
+            }
+        }
+    }
+
     #[test]
     fn errors_name_file_line_column_and_cause() {
         let text = "id: x\ntitle: t\nrules: []\nsteps:\n  - send: ping\n    wait: 3\n";

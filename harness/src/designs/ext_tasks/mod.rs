@@ -56,6 +56,10 @@ impl Design for ExtTasks {
         reference::contract_table()
     }
 
+    fn fixture_roles(&self) -> Vec<&'static str> {
+        reference::TOOLS.iter().map(|(name, _)| *name).collect()
+    }
+
     fn task_tools_capability(&self) -> &'static str {
         "extensions.io.modelcontextprotocol/tasks"
     }

@@ -18,6 +18,7 @@ pub enum Variant {
     NoListen,
     NoTaskNotifications,
     OwnInputKeys,
+    WithoutRequiredSleep,
 }
 
 /// Every variant of the extension's reference receiver.
@@ -71,5 +72,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: OwnInputKeys,
         name: "own-input-keys",
         description: "input requests are keyed `<taskId>:<hex>` (confirm_first's round trip: `<hex>`, named in its requestState), keys the server mints itself",
+    },
+    VariantInfo {
+        variant: WithoutRequiredSleep,
+        name: "without-required-sleep",
+        description: "has no `required_sleep` tool: tools/list leaves it out and a call of it is an unknown tool (-32602), as a server without that fixture",
     },
 ];

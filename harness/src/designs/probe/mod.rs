@@ -83,6 +83,10 @@ impl Design for Probe {
         "`optional_sleep` (taskSupport optional): sleeps `ms` and answers.\n".into()
     }
 
+    fn fixture_roles(&self) -> Vec<&'static str> {
+        vec!["optional_sleep"]
+    }
+
     fn task_tools_capability(&self) -> &'static str {
         "tasks.requests.tools.call"
     }

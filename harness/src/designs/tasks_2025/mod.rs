@@ -53,6 +53,10 @@ impl Design for Tasks2025 {
         )
     }
 
+    fn fixture_roles(&self) -> Vec<&'static str> {
+        crate::fixtures::FIXTURES.iter().map(|f| f.name).collect()
+    }
+
     fn task_tools_capability(&self) -> &'static str {
         "tasks.requests.tools.call"
     }

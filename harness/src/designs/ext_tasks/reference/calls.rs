@@ -24,7 +24,7 @@ impl ExtReference {
                 official_tools::translate(t, &args),
                 CONFIRM_ASK,
             ),
-            None if TOOLS.iter().any(|(t, _)| *t == name) => {
+            None if TOOLS.iter().any(|(t, _)| *t == name) && self.offers(name) => {
                 (own_runs(name), name, args, CONFIRM_ASK)
             }
             None => {

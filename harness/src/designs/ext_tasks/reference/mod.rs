@@ -355,9 +355,15 @@ impl ExtReference {
         }
     }
 
+    /// Whether one of its own tools is there (the without-required-sleep variant lacks one).
+    fn offers(&self, tool: &str) -> bool {
+        !(tool == "required_sleep" && self.is(Variant::WithoutRequiredSleep))
+    }
+
     fn tools_list(&self) -> Reply {
         let tools: Vec<Value> = TOOLS
             .iter()
+            .filter(|(name, _)| self.offers(name))
             .map(|(name, what)| {
                 json!({"name": name, "description": what, "inputSchema": {"type": "object",
                     "properties": {"ms": {"type": "integer", "minimum": 0}}}})
