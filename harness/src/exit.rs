@@ -8,3 +8,6 @@ pub const NONCONFORMANT: i32 = 1;
 pub const USAGE: i32 = 2;
 /// Harness or transport error: the receiver could not be started, died, or never answered.
 pub const HARNESS: i32 = 3;
+/// No failure, but fewer rules judged than `--require-judged` asks (a receiver whose tools let
+/// little be judged).
+pub const TOO_LITTLE_JUDGED: i32 = 4;

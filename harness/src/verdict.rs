@@ -41,6 +41,11 @@ impl Verdict {
         }
     }
 
+    /// Whether the check judged its rule (anything but untestable or not applicable).
+    pub fn is_judgement(self) -> bool {
+        !matches!(self, Verdict::Untestable | Verdict::NotApplicable)
+    }
+
     /// Whether the rule was not met: broken (a MUST or a SHOULD), or not judged for an error.
     pub fn not_met(self) -> bool {
         matches!(self, Verdict::Fail | Verdict::Warn | Verdict::Error)

@@ -46,7 +46,7 @@ fn explore_reports_like_run_and_fails_on_a_should_only_under_fail_on_should() {
     let (code, out) = explore(&reference(&[]), &args);
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("\nexit 0: conformant: every judged MUST held\n"),
+        out.contains("\nexit 0: conformant: every judged MUST held, on "),
         "{out}"
     );
     let doc: serde_json::Value =

@@ -349,3 +349,51 @@ fn under_the_official_schemas_every_fault_still_fails_exactly_its_rules() {
     });
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
+
+/// A server without one fixture tool: the rule only that tool exercises is untestable (never
+/// failed), the run says on how many rules it is conformant and what would make the rest
+/// testable, and `--require-judged` turns too little judged into exit 4.
+#[test]
+fn a_missing_tool_leaves_its_rule_untestable_and_require_judged_says_so() {
+    let receiver = format!("{} --variant without-required-sleep", ext_reference(&[]));
+    let rule = "ext-tasks.capability.missing-capability-error";
+    let profile = ["--profile", "ext-tasks"];
+    let (code, out, doc) = run(&receiver, &profile, "ext-without-required-sleep");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        rules_with(&doc, &["fail", "warn", "error"]).is_empty(),
+        "{out}"
+    );
+    assert_eq!(doc["judged"]["untestable"], 1, "{out}");
+    let judged = doc["judged"]["rules"].as_u64().unwrap();
+    assert!(
+        out.contains(&format!(
+            "on {judged} of {} applicable rule(s) judged (1 untestable)",
+            judged + 1
+        )),
+        "{out}"
+    );
+    let listed = out
+        .split("rules no scenario could judge")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        listed.contains(rule) && listed.contains("required_sleep"),
+        "{out}"
+    );
+    let all = [profile.as_slice(), &["--require-judged", "all"]].concat();
+    let (code, out, _) = run(&receiver, &all, "ext-require-all");
+    assert_eq!(code, 4, "{out}");
+    assert!(
+        out.contains("exit 4: too little judged for --require-judged all"),
+        "{out}"
+    );
+    let enough = judged.to_string();
+    let some = [profile.as_slice(), &["--require-judged", &enough]].concat();
+    assert_eq!(run(&receiver, &some, "ext-require-some").0, 0);
+    let more = (judged + 1).to_string();
+    let too_many = [profile.as_slice(), &["--require-judged", &more]].concat();
+    assert_eq!(run(&receiver, &too_many, "ext-require-more").0, 4);
+    let bad = taskcheck(&["run", "--stdio", &receiver, "--require-judged", "most"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -246,7 +246,7 @@ fn snapshot(name: &str, text: &str) {
 #[test]
 fn every_format_renders_the_same_run() {
     let report = sample();
-    let outcome = report.outcome(FailOn::Must, None);
+    let outcome = report.outcome(FailOn::Must, None, Default::default());
     assert_eq!(outcome.code, 1);
     snapshot(
         "terminal",
@@ -276,7 +276,7 @@ fn every_format_renders_the_same_run() {
 #[test]
 fn every_format_renders_a_run_of_the_extension() {
     let report = sample_ext();
-    let outcome = report.outcome(FailOn::Must, None);
+    let outcome = report.outcome(FailOn::Must, None, Default::default());
     assert_eq!(outcome.code, 1);
     snapshot(
         "ext-terminal",
@@ -309,7 +309,7 @@ fn every_format_renders_a_run_of_the_extension() {
 #[test]
 fn junit_is_xml_with_a_test_case_per_check() {
     let report = sample();
-    let outcome = report.outcome(FailOn::Must, None);
+    let outcome = report.outcome(FailOn::Must, None, Default::default());
     let xml = report.junit(&outcome);
     let doc = roxmltree::Document::parse(&xml).expect("JUnit parses as XML");
     let cases: Vec<_> = doc
@@ -327,7 +327,7 @@ fn junit_is_xml_with_a_test_case_per_check() {
     assert_eq!((with("failure"), with("error"), with("skipped")), (1, 0, 2));
     assert!(xml.contains("consequence of tasks.cancel.terminal-rejected (cancel-terminal, step 3)"));
     // a warning fails the JUnit case only under --fail-on should
-    let strict = report.junit(&report.outcome(FailOn::Should, None));
+    let strict = report.junit(&report.outcome(FailOn::Should, None, Default::default()));
     let doc = roxmltree::Document::parse(&strict).unwrap();
     assert_eq!(
         doc.descendants()
@@ -350,7 +350,7 @@ fn assert_valid_report(doc: &Value) {
 #[test]
 fn json_reports_validate_against_their_schema() {
     let report = sample();
-    assert_valid_report(&report.json(&report.outcome(FailOn::Must, None)));
+    assert_valid_report(&report.json(&report.outcome(FailOn::Must, None, Default::default())));
     let dir = temp_path("formats");
     std::fs::create_dir_all(&dir).unwrap();
     let path = |f: &str| dir.join(f).to_str().unwrap().to_string();
@@ -545,7 +545,7 @@ fn a_receiver_without_tasks_is_told_so_plainly() {
         report.no_tasks_note().is_none(),
         "no server info: nothing to say"
     );
-    let outcome = report.outcome(FailOn::Must, None);
+    let outcome = report.outcome(FailOn::Must, None, Default::default());
     let server = |capabilities: Value| {
         mcp_taskcheck::session::ServerInfo::from_result(&json!({"capabilities": capabilities}))
     };
@@ -586,9 +586,14 @@ fn folded_sessions_count_in_every_format_and_the_baseline() {
     assert_eq!(report.totals(), listed.totals());
     assert_eq!(report.rule_verdicts(), listed.rule_verdicts());
     assert_eq!(report.sessions(), listed.sessions());
-    let outcome = report.outcome(FailOn::Must, None);
+    let outcome = report.outcome(FailOn::Must, None, Default::default());
     assert_eq!(outcome.code, 1, "{}", outcome.meaning);
-    assert_eq!(outcome.meaning, listed.outcome(FailOn::Must, None).meaning);
+    assert_eq!(
+        outcome.meaning,
+        listed
+            .outcome(FailOn::Must, None, Default::default())
+            .meaning
+    );
     let terminal = report.terminal(&outcome, false, Detail::Normal);
     assert!(
         terminal.contains(&format!(
@@ -634,8 +639,51 @@ fn folded_sessions_count_in_every_format_and_the_baseline() {
         &ids,
     )
     .unwrap();
-    let expected = report.outcome(FailOn::Must, Some(&baseline));
+    let expected = report.outcome(FailOn::Must, Some(&baseline), Default::default());
     assert_eq!(expected.code, 0, "{}", expected.meaning);
     assert!(expected.stale.is_empty());
     assert!(!report.junit(&expected).contains("<failure"));
+}
+
+/// A rule judged in one scenario and untestable in another stands at its judgement, counted
+/// as untestable in the other; a rule no scenario judged stands untestable, with why.
+#[test]
+fn a_rule_stands_at_its_worst_judgement_not_where_it_could_not_be_judged() {
+    let mut report = sample();
+    let rule = "tasks.ttl.override";
+    let judged_as = report.rule_verdicts()[rule];
+    assert!(judged_as.is_judgement());
+    report.scenarios.push(scenario(
+        "elsewhere",
+        vec![
+            Check::with(rule, Verdict::Untestable, "no tool plays optional_sleep"),
+            Check::with(
+                "tasks.result.blocks",
+                Verdict::Untestable,
+                "no tool plays progress_sleep",
+            ),
+        ],
+        vec![],
+    ));
+    assert_eq!(report.rule_verdicts()[rule], judged_as);
+    assert_eq!(report.unjudged_in()[rule].len(), 1);
+    assert_eq!(
+        report.rule_verdicts()["tasks.result.blocks"],
+        Verdict::Untestable
+    );
+    assert_eq!(
+        report.untestable_rules(),
+        vec![(
+            "tasks.result.blocks".to_string(),
+            "no tool plays progress_sleep".to_string()
+        )]
+    );
+    let judged = report.judged();
+    assert_eq!(judged.untestable, 1);
+    let doc = report.json(&report.outcome(FailOn::Must, None, Default::default()));
+    let listed = doc["rules"].as_array().unwrap();
+    let entry = listed.iter().find(|r| r["id"] == rule).unwrap();
+    assert_eq!(entry["verdict"], serde_json::to_value(judged_as).unwrap());
+    assert_eq!(entry["untestableIn"], 1);
+    assert_eq!(doc["judged"]["untestable"], 1);
 }

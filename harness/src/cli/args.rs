@@ -4,7 +4,7 @@
 use super::parse_profile;
 use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::fixtures::FixtureMap;
-use mcp_taskcheck::report::FailOn;
+use mcp_taskcheck::report::{FailOn, Require};
 use std::path::PathBuf;
 
 /// The receiver under test and how to reach it (`run` and `load`).
@@ -53,6 +53,10 @@ pub struct ReportArgs {
     /// What makes the run non-conformant (exit 1) [default: must].
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
+    /// How much must be judged for a run without failure to pass: `all` (no rule left
+    /// untestable) or a number of rules; short of it, exit 4 [default: whatever was judged].
+    #[arg(long, value_name = "all|N")]
+    pub require_judged: Option<Require>,
     /// Write the JSON report here (its schema: harness/schema/report.schema.json).
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,

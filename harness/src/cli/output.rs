@@ -12,7 +12,11 @@ use std::time::Duration;
 
 /// Prints the terminal report and writes every requested one; returns the exit code.
 pub fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline>) -> i32 {
-    let outcome = report.outcome(reports.fail_on.unwrap_or_default(), baseline);
+    let outcome = report.outcome(
+        reports.fail_on.unwrap_or_default(),
+        baseline,
+        reports.require_judged.unwrap_or_default(),
+    );
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let detail = match (reports.verbose, reports.quiet) {
         (true, _) => Detail::Verbose,
@@ -29,7 +33,11 @@ pub fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline
 pub fn conclude(report: &RunReport, reports: &ReportArgs, harness_error: bool) -> i32 {
     let ids: Vec<String> = report.scenarios.iter().map(|s| s.id.clone()).collect();
     let baseline = super::expected_failures(reports, &ids);
-    let outcome = report.outcome(reports.fail_on.unwrap_or_default(), baseline.as_ref());
+    let outcome = report.outcome(
+        reports.fail_on.unwrap_or_default(),
+        baseline.as_ref(),
+        reports.require_judged.unwrap_or_default(),
+    );
     let code = match (write_reports(report, &outcome, reports), harness_error) {
         (exit::CONFORMANT, true) => exit::HARNESS,
         (code, _) => code,

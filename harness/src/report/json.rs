@@ -27,6 +27,8 @@ impl RunReport {
     /// The document without the folded sessions.
     fn listed_json(&self, outcome: &Outcome) -> Value {
         let t = self.totals();
+        let judged = self.judged();
+        let unjudged = self.unjudged_in();
         let server = self.scenarios.iter().find_map(|s| s.server.as_ref());
         json!({
             "format": "taskcheck-report/1",
@@ -45,9 +47,11 @@ impl RunReport {
             "expectedFailures": outcome.expected,
             "staleBaseline": outcome.stale,
             "totals": {"passed": t.passed, "failed": t.failed, "warnings": t.warnings, "info": t.info, "notApplicable": t.not_applicable, "untestable": t.untestable, "consequences": t.consequences, "errors": t.errors},
+            "judged": {"rules": judged.rules, "untestable": judged.untestable},
             "rules": self.rule_verdicts().into_iter().map(|(rule, v)| {
                 let r = spec::rule(&rule);
-                json!({"id": rule, "verdict": v, "level": r.map(|r| r.level.as_str()), "link": r.map(Profile::link)})
+                let untestable_in = unjudged.get(&rule).map_or(0, |s| s.len());
+                json!({"id": rule, "verdict": v, "level": r.map(|r| r.level.as_str()), "link": r.map(Profile::link), "untestableIn": untestable_in})
             }).collect::<Vec<_>>(),
             "scenarios": self.scenarios.iter().map(|s| json!({
                 "id": s.id,

@@ -29,6 +29,65 @@ pub enum FailOn {
     Should,
 }
 
+/// How many rules a run judged, and how many applied but could not be judged.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Judged {
+    pub rules: usize,
+    pub untestable: usize,
+}
+
+impl Judged {
+    /// `on 14 of 45 applicable rule(s) (31 untestable)`, or `on 47 rule(s)` when every
+    /// applicable rule was judged.
+    pub fn phrase(&self) -> String {
+        match self.untestable {
+            0 => format!("on {} rule(s) judged", self.rules),
+            n => format!(
+                "on {} of {} applicable rule(s) judged ({n} untestable)",
+                self.rules,
+                self.rules + n
+            ),
+        }
+    }
+}
+
+/// How much a run must judge to be conformant (`--require-judged`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Require {
+    /// Whatever was judged.
+    #[default]
+    Any,
+    /// Every applicable rule: none untestable.
+    All,
+    /// At least this many rules.
+    Rules(usize),
+}
+
+impl std::str::FromStr for Require {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "all" => Ok(Require::All),
+            n => n
+                .parse()
+                .map(Require::Rules)
+                .map_err(|_| format!("{s:?} is neither `all` nor a number of rules")),
+        }
+    }
+}
+
+impl Require {
+    /// Why `judged` is too little, if it is.
+    fn short_of(self, judged: Judged) -> Option<String> {
+        match self {
+            Require::All if judged.untestable > 0 => Some("--require-judged all".into()),
+            Require::Rules(n) if judged.rules < n => Some(format!("--require-judged {n}")),
+            _ => None,
+        }
+    }
+}
+
 /// A whole run: metadata and every scenario's outcome.
 pub struct RunReport {
     /// The design of Tasks the run judged.
@@ -161,18 +220,73 @@ impl RunReport {
         t
     }
 
-    /// The worst verdict of each rule over all scenarios.
+    /// Each rule's verdict over the run: the worst of its judgements, or where no scenario
+    /// judged it, the worst of why not (a rule untestable in one scenario and passed in
+    /// another passed).
     pub fn rule_verdicts(&self) -> BTreeMap<String, Verdict> {
         let mut out: BTreeMap<String, Verdict> = BTreeMap::new();
         for (rule, verdict, _) in self.verdicts() {
             let slot = out.entry(rule.to_string()).or_insert(verdict);
-            *slot = (*slot).max(verdict);
+            *slot = match (slot.is_judgement(), verdict.is_judgement()) {
+                (true, false) => *slot,
+                (false, true) => verdict,
+                _ => (*slot).max(verdict),
+            };
         }
         out
     }
 
+    /// For each rule, the scenarios that could not judge it (untestable there).
+    pub fn unjudged_in(&self) -> BTreeMap<String, BTreeSet<String>> {
+        let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for s in &self.scenarios {
+            for c in s.checks.iter().filter(|c| c.verdict == Verdict::Untestable) {
+                out.entry(c.rule.clone()).or_default().insert(s.id.clone());
+            }
+        }
+        out
+    }
+
+    /// The rules no scenario could judge, each with why its first scenario could not.
+    pub fn untestable_rules(&self) -> Vec<(String, String)> {
+        let why = |rule: &str| {
+            self.scenarios
+                .iter()
+                .flat_map(|s| &s.checks)
+                .find(|c| c.rule == rule && c.verdict == Verdict::Untestable)
+                .map(|c| c.message.clone())
+                .unwrap_or_default()
+        };
+        self.rule_verdicts()
+            .into_iter()
+            .filter(|(_, v)| *v == Verdict::Untestable)
+            .map(|(rule, _)| {
+                let why = why(&rule);
+                (rule, why)
+            })
+            .collect()
+    }
+
+    /// How much the run judged: rules judged, and rules that applied but stayed untestable.
+    pub fn judged(&self) -> Judged {
+        let mut j = Judged::default();
+        for v in self.rule_verdicts().into_values() {
+            match v {
+                Verdict::Untestable => j.untestable += 1,
+                Verdict::NotApplicable => {}
+                _ => j.rules += 1,
+            }
+        }
+        j
+    }
+
     /// The outcome under a failure policy and an optional baseline of expected failures.
-    pub fn outcome(&self, fail_on: FailOn, baseline: Option<&Baseline>) -> Outcome {
+    pub fn outcome(
+        &self,
+        fail_on: FailOn,
+        baseline: Option<&Baseline>,
+        require: Require,
+    ) -> Outcome {
         let mut outcome = Outcome {
             code: exit::CONFORMANT,
             meaning: String::new(),
@@ -249,18 +363,30 @@ impl RunReport {
                         outcome.stale.join(", ")
                     ),
                 )
+            } else if let Some(asked) = require.short_of(self.judged()) {
+                (
+                    exit::TOO_LITTLE_JUDGED,
+                    format!(
+                        "too little judged for {asked}: no failure {}",
+                        self.judged().phrase()
+                    ),
+                )
             } else if !outcome.expected.is_empty() {
                 (
                     exit::CONFORMANT,
                     format!(
-                        "conformant but for {} expected failure(s) listed in the baseline",
-                        outcome.expected.len()
+                        "conformant but for {} expected failure(s) listed in the baseline, {}",
+                        outcome.expected.len(),
+                        self.judged().phrase()
                     ),
                 )
             } else {
                 (
                     exit::CONFORMANT,
-                    "conformant: every judged MUST held".into(),
+                    format!(
+                        "conformant: every judged MUST held, {}",
+                        self.judged().phrase()
+                    ),
                 )
             };
         outcome

@@ -143,6 +143,16 @@ impl RunReport {
                 out.push_str(&format!("  {} {rule}  {link}\n", label(v, colour)));
             }
         }
+        let untestable = self.untestable_rules();
+        if !untestable.is_empty() {
+            out.push_str("\nrules no scenario could judge (what would make each testable):\n");
+            for (rule, why) in untestable {
+                out.push_str(&format!(
+                    "  {} {rule}  {why}\n",
+                    label(Verdict::Untestable, colour)
+                ));
+            }
+        }
         if let Some(note) = self.no_tasks_note() {
             out.push_str(&format!("\n{note}\n"));
         }

@@ -254,7 +254,7 @@ mod tests {
         assert_eq!(verdict_of(&broken), [Verdict::Fail], "{:?}", broken.checks);
         let origin = Origin::of(&receiver);
         let report = RunReport::of_findings(PROBE, &origin, Duration::ZERO, vec![broken]);
-        let json = report.json(&report.outcome(FailOn::Must, None));
+        let json = report.json(&report.outcome(FailOn::Must, None, Default::default()));
         assert_eq!(json["profile"], "probe-get-shapes", "{json}");
         assert_eq!(report.rules_not_met(), [("tasks.probe.get-shape".into(), Verdict::Fail)]);
     }
