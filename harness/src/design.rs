@@ -80,7 +80,7 @@ pub trait Design: Sync + Send + 'static {
     fn ask_speaks<'a>(
         &self,
         _session: &'a Session,
-    ) -> Option<BoxFuture<'a, Result<String, String>>> {
+    ) -> Option<BoxFuture<'a, Result<String, Unspoken>>> {
         None
     }
 
@@ -193,6 +193,15 @@ pub trait Design: Sync + Send + 'static {
 
     /// The reference receiver: its listings and serving it.
     fn reference(&self) -> &'static dyn ReferenceReceiver;
+}
+
+/// Why a receiver does not speak a design: it said so, or it did not answer at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unspoken {
+    /// It answered, as a receiver of another design does.
+    Refused(String),
+    /// No answer in time, or the connection ended.
+    Silent(String),
 }
 
 /// One session under `load`, as a design's load routine drives it.

@@ -397,3 +397,41 @@ fn a_missing_tool_leaves_its_rule_untestable_and_require_judged_says_so() {
     let bad = taskcheck(&["run", "--stdio", &receiver, "--require-judged", "most"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// A server slow to start is waited for before a design is chosen (detection once gave up
+/// after 3 s and tested it as 2025-11-25); one that answers nothing at all is told apart from
+/// one that refuses server/discover, and its run ends with exit 3, its report written.
+#[test]
+fn detection_waits_for_a_slow_start_and_tells_silence_from_refusal() {
+    let slow = format!("{} --variant slow-start", ext_reference(&[]));
+    let out = taskcheck(&["run", "--stdio", &slow, "--scenario", "ext-cancel", "-q"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("testing the ext-tasks profile"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let json = temp_path("silent-receiver.json");
+    let args = [
+        "run",
+        "--stdio",
+        "cat >/dev/null",
+        "--timeout-ms",
+        "1000",
+        "--scenario",
+        "create-prompt",
+        "--report-json",
+        json.to_str().unwrap(),
+    ];
+    let out = taskcheck(&args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("(no answer: server/discover"), "{err}");
+    assert!(json.is_file(), "the report is written");
+    let refused = taskcheck(&[
+        "run",
+        "--stdio",
+        &reference(&[]),
+        "--scenario",
+        "create-prompt",
+    ]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("server/discover is not served"), "{err}");
+}

@@ -3,6 +3,7 @@
 pub mod roots;
 mod steps;
 
+use crate::design::Unspoken;
 use crate::designs::Profile;
 use crate::fixtures::FixtureMap;
 use crate::monitor;
@@ -585,29 +586,33 @@ pub async fn probe<C: Connect>(
 }
 
 /// The newest profile the receiver speaks: the newest design whose question (server/discover,
-/// say) it answers as one that speaks it, else the default design (whose opening the run
-/// itself tries). The text says what the receiver answered.
+/// say) it answers as one that speaks it, else the default design, whose opening the run
+/// itself then tries (a receiver that answers that neither ends the run with exit 3). The text
+/// says what the receiver answered, or that it did not answer within the wait: a slow start
+/// is waited for as long as `--timeout-ms` (3 s at least), never taken for a refusal.
 pub async fn detect_profile<C: Connect>(connector: &C, limits: &Limits) -> (Profile, String) {
+    let wait = limits.request.max(DETECT_AT_LEAST);
     let mut why = String::new();
     for profile in Profile::ALL.iter().rev().filter(|p| !p.is_default()) {
         let conn = match connector.connect(Peer::A).await {
             Ok(c) => c,
             Err(e) => return (Profile::default(), format!("cannot ask: {e}")),
         };
-        let session = Session::start(conn, limits.request.min(DETECT_TIMEOUT));
+        let session = Session::start(conn, wait);
         let Some(asked) = profile.ask_speaks(&session) else {
             continue;
         };
         match asked.await {
             Ok(answer) => return (*profile, answer),
-            Err(answer) => why = answer,
+            Err(Unspoken::Refused(answer)) => why = answer,
+            Err(Unspoken::Silent(silence)) => why = format!("no answer: {silence}"),
         }
     }
     (Profile::default(), why)
 }
 
-/// How long profile detection waits for server/discover (a legacy server may never answer).
-const DETECT_TIMEOUT: Duration = Duration::from_secs(3);
+/// The least profile detection waits for an answer (`--timeout-ms` may give more).
+const DETECT_AT_LEAST: Duration = Duration::from_secs(3);
 
 /// Every tool the receiver lists, following cursors.
 async fn list_tools(session: &Session, limits: &Limits) -> Result<Vec<Value>, Stop> {

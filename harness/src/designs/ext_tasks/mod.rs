@@ -15,7 +15,7 @@ pub mod variants;
 
 use super::ExtTasks;
 use crate::explore::ops::{Offer, Op, Steps};
-use crate::design::{Design, LoadRun, NotServed, ReferenceReceiver, ServeOptions};
+use crate::design::{Design, LoadRun, NotServed, ReferenceReceiver, ServeOptions, Unspoken};
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::FaultEntry;
 use faults::Faults;
@@ -85,17 +85,30 @@ impl Design for ExtTasks {
         open(session, capabilities).boxed()
     }
 
-    fn ask_speaks<'a>(&self, session: &'a Session) -> Option<BoxFuture<'a, Result<String, String>>> {
+    fn ask_speaks<'a>(&self, session: &'a Session) -> Option<BoxFuture<'a, Result<String, Unspoken>>> {
         let caps = self.default_client_capabilities();
         Some(
             async move {
-                let info = open(session, caps).await?;
+                session.stamp_requests(request_meta(caps));
+                let reply = session
+                    .request("server/discover", json!({}), session.timeout)
+                    .await
+                    .map_err(|e| Unspoken::Silent(format!("server/discover: {e}")))?;
+                let result = match reply.outcome {
+                    Outcome::Result(result) => result,
+                    Outcome::Error(e) => {
+                        return Err(Unspoken::Refused(format!(
+                            "server/discover is not served: {e}"
+                        )))
+                    }
+                };
+                let info = discovered(&result);
                 match info.protocol_version == PROTOCOL_VERSION {
                     true => Ok(format!("server/discover lists {}", info.protocol_version)),
-                    false => Err(format!(
+                    false => Err(Unspoken::Refused(format!(
                         "server/discover lists no {PROTOCOL_VERSION} (only {:?})",
                         info.protocol_version
-                    )),
+                    ))),
                 }
             }
             .boxed(),

@@ -19,6 +19,7 @@ pub enum Variant {
     NoTaskNotifications,
     OwnInputKeys,
     WithoutRequiredSleep,
+    SlowStart,
 }
 
 /// Every variant of the extension's reference receiver.
@@ -77,5 +78,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: WithoutRequiredSleep,
         name: "without-required-sleep",
         description: "has no `required_sleep` tool: tools/list leaves it out and a call of it is an unknown tool (-32602), as a server without that fixture",
+    },
+    VariantInfo {
+        variant: SlowStart,
+        name: "slow-start",
+        description: "answers nothing until 3.5 s after it started (a server loading), then as the reference",
     },
 ];

@@ -119,7 +119,13 @@ pub struct ExtReference {
     next_id: std::sync::atomic::AtomicU64,
     /// Itself, for changes made later (eventually consistent variants).
     me: std::sync::Weak<ExtReference>,
+    /// When it started (the slow-start variant answers nothing before `SLOW_START` has passed).
+    born: std::time::Instant,
 }
+
+/// How long the slow-start variant takes to start answering: longer than profile detection
+/// once waited.
+const SLOW_START: Duration = Duration::from_millis(3500);
 
 type Reply = Result<Value, Value>;
 
@@ -206,6 +212,7 @@ impl ExtReference {
             listening: Mutex::default(),
             next_id: Default::default(),
             me: me.clone(),
+            born: std::time::Instant::now(),
         })
     }
 
@@ -252,6 +259,9 @@ impl ExtReference {
         params: &Value,
         caller: Option<&str>,
     ) -> Reply {
+        if self.is(Variant::SlowStart) {
+            tokio::time::sleep_until((self.born + SLOW_START).into()).await;
+        }
         let outcome = self.outcome(method, params, caller).await;
         if !self.is(Variant::ExtraMeta) {
             return outcome;
