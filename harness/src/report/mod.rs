@@ -37,8 +37,8 @@ pub struct Judged {
 }
 
 impl Judged {
-    /// `on 14 of 45 applicable rule(s) (31 untestable)`, or `on 47 rule(s)` when every
-    /// applicable rule was judged.
+    /// `on 14 of 45 applicable rule(s) judged (31 untestable)`, or `on 47 rule(s) judged`
+    /// when every applicable rule was.
     pub fn phrase(&self) -> String {
         match self.untestable {
             0 => format!("on {} rule(s) judged", self.rules),
