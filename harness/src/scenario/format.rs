@@ -334,18 +334,8 @@ impl TryFrom<RawStep> for Step {
             "notify" => &["params"],
             "poll" => &["until", "capture", "rule", "timeout_ms", "given"],
             "wait" => &[],
-            "answer" => &[
+            "answer" | "respond" => &[
                 "reply",
-                "rule",
-                "expect",
-                "checks",
-                "timeout_ms",
-                "given",
-                "absent",
-            ],
-            "respond" => &[
-                "reply",
-                "at_most",
                 "rule",
                 "expect",
                 "checks",
@@ -374,7 +364,8 @@ impl TryFrom<RawStep> for Step {
             ("until", raw.until.is_some()),
             ("capture", raw.capture.is_some()),
             ("reply", raw.reply.is_some()),
-            ("at_most", raw.at_most.is_some()),
+            // only a respond step answers some of several requests
+            ("at_most", raw.at_most.is_some() && kind_name != "respond"),
             ("rule", raw.rule.is_some()),
             ("expect", raw.expect.is_some()),
             ("checks", !raw.checks.is_empty()),
