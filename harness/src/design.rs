@@ -188,6 +188,21 @@ pub trait Design: Sync + Send + 'static {
         ))))
     }
 
+    /// How long a tool works as a task (a `tools/call`'s params), polled to its end and its
+    /// result read; otherwise what it did instead. By default the design cannot tell.
+    fn time_task<'a>(
+        &self,
+        _session: &'a Session,
+        _call: Value,
+        _limit: Duration,
+    ) -> BoxFuture<'a, Result<Duration, String>> {
+        let why = format!(
+            "taskcheck cannot time a tool under the {} design yet",
+            self.name()
+        );
+        Box::pin(std::future::ready(Err(why)))
+    }
+
     /// The faults of the design's reference receiver.
     fn faults(&self) -> Vec<FaultEntry>;
 

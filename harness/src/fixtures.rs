@@ -42,6 +42,43 @@ pub fn find(name: &str) -> Option<&'static Fixture> {
     FIXTURES.iter().find(|f| f.name == name)
 }
 
+/// Whether a `tools/call` is allowed by an `execution.taskSupport` (absent is `forbidden`),
+/// task-augmented or not.
+pub fn allows(task_support: Option<&str>, task: bool) -> bool {
+    match task_support.unwrap_or("forbidden") {
+        "required" => task,
+        "optional" => true,
+        _ => !task,
+    }
+}
+
+/// Why a tool declaring `declared` cannot stand for fixture `role` in a call that is
+/// task-augmented (`task`) or not: the role's taskSupport and the tool's answer that call
+/// differently (a `required` tool called plainly where the role is `optional`), so the call
+/// would judge the tool by a promise it never made. None when they agree, or for a role that
+/// is no 2025-11-25 fixture.
+pub fn disagrees(role: &str, tool: &str, declared: Option<&str>, task: bool) -> Option<String> {
+    let wanted = find(role)?.task_support;
+    (allows(wanted, task) != allows(declared, task)).then(|| {
+        let call = match task {
+            true => "a task-augmented call",
+            false => "a plain call",
+        };
+        format!(
+            "this step makes {call} of the fixture role {role:?} (taskSupport {}), and the tool playing it, {tool:?}, declares taskSupport {}",
+            show_support(wanted),
+            show_support(declared)
+        )
+    })
+}
+
+/// An `execution.taskSupport` as written, or `absent`.
+pub fn show_support(support: Option<&str>) -> String {
+    support
+        .map(|s| format!("{s:?}"))
+        .unwrap_or_else(|| "absent".into())
+}
+
 /// The `tools/list` result of a fixture receiver.
 pub fn tools_list() -> Value {
     let tools: Vec<Value> = FIXTURES
@@ -99,6 +136,11 @@ pub struct Mapping {
     /// fixture's own arguments are sent.
     #[serde(default)]
     pub arguments: Option<Value>,
+    /// How long the tool works whatever it is given, in ms, for a tool that takes no duration
+    /// (`taskcheck init` measures it): a scenario that times the role's work runs that much
+    /// slower, so what it proves by timing still holds.
+    #[serde(default, rename = "duration-ms")]
+    pub duration_ms: Option<u64>,
 }
 
 /// How fixture roles map to the receiver's tools (`--fixtures FILE`); unmapped roles keep their names.
@@ -148,35 +190,44 @@ impl FixtureMap {
         self.0.contains_key(role)
     }
 
-    /// Why the receiver cannot play a fixture role, given the tools it lists and whether it
-    /// negotiates `taskSupport` (it declares `tasks.requests.tools.call`); None if it can.
-    pub fn unavailable(&self, role: &str, tools: &[Value], negotiates: bool) -> Option<String> {
+    /// Why the receiver cannot play a fixture role: it lists no tool for it. None if it can.
+    pub fn unavailable(&self, role: &str, tools: &[Value]) -> Option<String> {
         let name = self.tool_name(role);
-        let Some(tool) = tools
+        self.tool(role, tools).is_none().then(|| {
+            format!("the receiver has no tool {name:?} for the fixture role {role:?} (see `taskcheck list --fixtures`)")
+        })
+    }
+
+    /// The receiver's tool that plays a role, from the tools it lists.
+    pub fn tool<'t>(&self, role: &str, tools: &'t [Value]) -> Option<&'t Value> {
+        let name = self.tool_name(role);
+        tools
             .iter()
             .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
-        else {
-            return Some(format!(
-                "the receiver has no tool {name:?} for the fixture role {role:?} (see `taskcheck list --fixtures`)"
-            ));
-        };
-        let declared = tool
-            .pointer("/execution/taskSupport")
-            .and_then(Value::as_str);
-        let wanted = find(role).and_then(|f| f.task_support);
-        // taskSupport means something only where tasks.requests.tools.call is declared (spec,
-        // Tool-Level Negotiation, rule 1): without it, any value (or none) plays the role
-        (negotiates && declared != wanted).then(|| {
-            let show = |s: Option<&str>| {
-                s.map(|s| format!("{s:?}"))
-                    .unwrap_or_else(|| "absent".into())
+    }
+
+    /// The tool's fixed duration, for a role played by a tool that takes none.
+    pub fn duration_ms(&self, role: &str) -> Option<u64> {
+        self.0.get(role).and_then(|m| m.duration_ms)
+    }
+
+    /// How a scenario's timing must stretch where roles are played by tools that work a
+    /// fixed time, given its calls (role, the `ms` asked): the factor (the most, over calls
+    /// asking for some `ms`, of the fixed time over that `ms`; at least 1) and the longest
+    /// fixed time of a role it calls.
+    pub fn slowdown<'a>(&self, calls: impl Iterator<Item = (&'a str, u64)>) -> (f64, u64) {
+        let mut factor: f64 = 1.0;
+        let mut longest = 0;
+        for (role, ms) in calls {
+            let Some(fixed) = self.duration_ms(role) else {
+                continue;
             };
-            format!(
-                "tool {name:?} declares taskSupport {}, but the fixture role {role:?} needs {}",
-                show(declared),
-                show(wanted)
-            )
-        })
+            longest = longest.max(fixed);
+            if ms > 0 {
+                factor = factor.max(fixed as f64 / ms as f64);
+            }
+        }
+        (factor, longest)
     }
 
     /// The receiver's tool that plays a role.
@@ -184,7 +235,9 @@ impl FixtureMap {
         self.0.get(role).map(|m| m.tool.as_str()).unwrap_or(role)
     }
 
-    /// Rewrites `tools/call` params naming a mapped role into a call of the receiver's tool.
+    /// Rewrites `tools/call` params naming a mapped role into a call of the receiver's tool
+    /// (a tool that works a fixed time longer than the call's `ms` is given that much more
+    /// `task.ttl`).
     pub fn apply(&self, params: &Value) -> Result<Value, String> {
         let role = params
             .get("name")
@@ -207,6 +260,19 @@ impl FixtureMap {
             vars.insert("seconds_ceil".into(), json!(ms.div_ceil(1000)));
             out["arguments"] = crate::matcher::substitute(template, &vars)
                 .map_err(|e| format!("fixture mapping of {role:?}: {e}"))?;
+        }
+        // a tool that works longer than the call asked: its requested ttl counts from the
+        // same creation, so it grows by the difference, and the ttl still ends where the
+        // scenario meant it to, after the work
+        if let (Some(fixed), Some(ttl)) = (
+            mapping.duration_ms,
+            out.pointer("/task/ttl").and_then(Value::as_u64),
+        ) {
+            let asked = params
+                .pointer("/arguments/ms")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            out["task"]["ttl"] = json!(ttl + fixed.saturating_sub(asked));
         }
         Ok(out)
     }
@@ -259,5 +325,41 @@ mod tests {
         assert!(e.starts_with("m.yaml:3:1: unknown fixture role"), "{e}");
         let e = FixtureMap::parse("sync_echo:\n  tol: a\n", "m.yaml", &ROLES).unwrap_err();
         assert!(e.starts_with("m.yaml:2:"), "{e}");
+    }
+
+    #[test]
+    fn a_tool_of_fixed_duration_stretches_timing_and_ttl() {
+        let map = FixtureMap::parse(
+            "optional_sleep:\n  tool: report\n  arguments: {}\n  duration-ms: 1500\n",
+            "map.yaml",
+            &ROLES,
+        )
+        .unwrap();
+        // 1500 ms of work where the scenario asked for 500: three times slower
+        let calls = [
+            ("optional_sleep", 500),
+            ("optional_sleep", 0),
+            ("sync_echo", 10),
+        ];
+        assert_eq!(map.slowdown(calls.into_iter()), (3.0, 1500));
+        assert_eq!(map.slowdown([("sync_echo", 10)].into_iter()), (1.0, 0));
+        // the ttl grows by the work the call did not ask for
+        let call = json!({"name": "optional_sleep", "arguments": {"ms": 0}, "task": {"ttl": 600}});
+        assert_eq!(map.apply(&call).unwrap()["task"]["ttl"], 2100);
+    }
+
+    #[test]
+    fn a_call_is_left_out_only_where_the_tool_answers_it_otherwise_than_the_role() {
+        // a required tool plays optional_sleep's task calls, not its plain ones
+        assert!(disagrees("optional_sleep", "t", Some("required"), true).is_none());
+        let why = disagrees("optional_sleep", "t", Some("required"), false).unwrap();
+        assert!(
+            why.contains("plain call") && why.contains("\"required\""),
+            "{why}"
+        );
+        // no `execution` answers as forbidden does
+        assert!(disagrees("forbidden_echo", "t", None, true).is_none());
+        assert!(disagrees("required_sleep", "t", Some("optional"), false).is_some());
+        assert!(disagrees("elicit_pair", "t", None, true).is_none());
     }
 }

@@ -246,13 +246,40 @@ pub fn fixture_plan(
     let mut out = String::from("fixture roles (as mapped):\n");
     let mut unavailable = std::collections::BTreeSet::new();
     for role in crate::fixtures::FIXTURES.iter().map(|f| f.name) {
-        let line = match map.unavailable(role, tools, negotiates) {
-            Some(why) => {
+        let line = match map.tool(role, tools) {
+            None => {
                 unavailable.insert(role);
-                format!("unplayed: {why}")
+                format!(
+                    "unplayed: {}",
+                    map.unavailable(role, tools).unwrap_or_default()
+                )
             }
-            None if map.maps(role) => format!("played by {:?}", map.tool_name(role)),
-            None => "played by the tool of that name".into(),
+            Some(tool) => {
+                let name = map.tool_name(role);
+                let declared = tool
+                    .pointer("/execution/taskSupport")
+                    .and_then(|s| s.as_str());
+                let left: Vec<&str> = [(false, "plain"), (true, "task-augmented")]
+                    .into_iter()
+                    .filter(|(task, _)| {
+                        negotiates
+                            && crate::fixtures::disagrees(role, name, declared, *task).is_some()
+                    })
+                    .map(|(_, kind)| kind)
+                    .collect();
+                let by = match map.maps(role) {
+                    true => format!("played by {name:?}"),
+                    false => "played by the tool of that name".into(),
+                };
+                match left.is_empty() {
+                    true => by,
+                    false => format!(
+                        "{by}; its {} calls are left out (it declares taskSupport {})",
+                        left.join(" and "),
+                        crate::fixtures::show_support(declared)
+                    ),
+                }
+            }
         };
         out.push_str(&format!("  {role:<16} {line}\n"));
     }

@@ -187,6 +187,11 @@ pub fn render(receiver: &Receiver, profile: Profile, roles: &[(&str, &Mapping)])
             if let Some(arguments) = &mapping.arguments {
                 out.push_str(&format!("    arguments: {arguments}\n"));
             }
+            if let Some(ms) = mapping.duration_ms {
+                out.push_str(&format!(
+                    "    duration-ms: {ms}   # measured: it works this long whatever it is given\n"
+                ));
+            }
         }
     }
     out.push_str(
@@ -277,6 +282,7 @@ mod tests {
         let mapping = Mapping {
             tool: "slow \"job\"".into(),
             arguments: Some(serde_json::json!({"delay_ms": "${ms}", "tag": "a: b"})),
+            duration_ms: Some(1500),
         };
         let receiver = Receiver {
             key: "url-from",

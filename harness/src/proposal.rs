@@ -1,10 +1,12 @@
 //! `taskcheck init`'s proposal: which of a server's own tools could play each fixture role,
 //! with what arguments. It proposes only on evidence (a tool of the role's name, or a name or
-//! description that says what the role does, the right `taskSupport` and arguments that carry
-//! the fixture's), since a tool mapped to a role it does not play would make the role's checks
-//! accuse a correct server; the user confirms before anything is written.
+//! description that says what the role does, a `taskSupport` that answers the role's calls
+//! the same way, and arguments its input schema accepts), since a tool mapped to a role it
+//! does not play would make the role's checks accuse a correct server; a tool that may destroy
+//! something is never proposed unless the user allows it; the user confirms before anything
+//! is written.
 
-use crate::fixtures::{Fixture, Mapping, FIXTURES};
+use crate::fixtures::{allows, show_support as show, Fixture, Mapping, FIXTURES};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -15,7 +17,7 @@ pub enum Choice {
     Itself,
     /// One of the server's tools, called with these arguments.
     Mapped(Mapping),
-    /// No tool plays it; why.
+    /// No tool plays it; why, naming the near misses.
     Unplayed(String),
 }
 
@@ -32,8 +34,16 @@ fn hints(role: &str) -> &'static [&'static str] {
     }
 }
 
-/// How well a tool's name and description say it plays `role`: 0 when they do not.
+/// How well a tool's name and description say it plays `role`: 0 when they do not. A tool
+/// that declares it runs as a task (taskSupport `required` or `optional`) is some evidence for
+/// the sleep roles, which ask only for work that takes a while and completes (init measures
+/// what it does before it proposes it).
 fn score(tool: &Value, role: &str) -> usize {
+    let declared = tool
+        .pointer("/execution/taskSupport")
+        .and_then(Value::as_str);
+    let task_tool = matches!(declared, Some("required" | "optional"))
+        && matches!(role, "optional_sleep" | "required_sleep");
     let text = |key: &str| {
         tool.get(key)
             .and_then(Value::as_str)
@@ -41,10 +51,11 @@ fn score(tool: &Value, role: &str) -> usize {
             .to_lowercase()
     };
     let (name, description) = (text("name"), text("description"));
-    hints(role)
+    let words: usize = hints(role)
         .iter()
         .map(|w| 2 * usize::from(name.contains(w)) + usize::from(description.contains(w)))
-        .sum()
+        .sum();
+    words + usize::from(task_tool)
 }
 
 /// The fixture argument a property of the tool can carry (`${ms}`, `${seconds}`, ...), if any.
@@ -76,8 +87,57 @@ fn carried(role: &str, property: &str, schema: &Value) -> Option<&'static str> {
     None
 }
 
-/// The arguments a tool takes to play `role`, or why it cannot: a required property no fixture
-/// argument fills, or a role whose behaviour depends on an argument the tool lacks.
+/// A value of a property's schema, for a required property no fixture argument fills: its
+/// default, first example, first enum value or const, else the least value of its type.
+fn sample(schema: &Value) -> Value {
+    let first = |key: &str| {
+        schema
+            .get(key)
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+            .cloned()
+    };
+    if let Some(v) = schema.get("default").cloned().or_else(|| first("examples")) {
+        return v;
+    }
+    if let Some(v) = first("enum").or_else(|| schema.get("const").cloned()) {
+        return v;
+    }
+    let kind = match schema.get("type") {
+        Some(Value::Array(kinds)) => kinds.iter().find_map(Value::as_str).unwrap_or("string"),
+        Some(kind) => kind.as_str().unwrap_or("string"),
+        None => "string",
+    };
+    let least = schema.get("minimum").cloned();
+    match kind {
+        "integer" | "number" => least.unwrap_or(json!(1)),
+        "boolean" => json!(false),
+        "array" => json!([]),
+        "object" => json!({}),
+        "null" => Value::Null,
+        _ => json!("taskcheck"),
+    }
+}
+
+/// The fixture arguments a mapping's placeholders stand for when its arguments are checked
+/// against the tool's input schema.
+fn checked_vars() -> crate::matcher::Vars {
+    let mut vars = crate::matcher::Vars::new();
+    for (key, value) in [
+        ("ms", json!(1000)),
+        ("seconds", json!(1.0)),
+        ("seconds_ceil", json!(1)),
+        ("text", json!("taskcheck")),
+        ("steps", json!(3)),
+    ] {
+        vars.insert(key.into(), value);
+    }
+    vars
+}
+
+/// The arguments a tool takes to play `role`, or why it cannot: fixture arguments where a
+/// property carries one, a sample value for every other required property, all of it valid
+/// against the tool's `inputSchema` (checked with the `jsonschema` crate).
 fn arguments(tool: &Value, role: &str) -> Result<Value, String> {
     let empty = Map::new();
     let properties = tool
@@ -93,41 +153,94 @@ fn arguments(tool: &Value, role: &str) -> Result<Value, String> {
                 args.insert(name.clone(), json!(v));
             }
             _ if required.contains(&name.as_str()) => {
-                return Err(format!(
-                    "needs `{name}`, which no fixture argument fills (map it by hand)"
-                ))
+                args.insert(name.clone(), sample(schema));
             }
             _ => {}
         }
     }
-    let has = |v: &str| {
-        args.values()
-            .any(|a| a.as_str().is_some_and(|a| a.starts_with(v)))
-    };
-    let timed = matches!(role, "optional_sleep" | "required_sleep" | "progress_sleep");
-    if timed && !has("${ms}") && !has("${seconds") {
-        return Err(
-            "takes no duration, and the role's scenarios need a task that is still working".into(),
-        );
-    }
-    if matches!(role, "sync_echo" | "forbidden_echo") && !has("${text}") {
+    if matches!(role, "sync_echo" | "forbidden_echo") && !args.values().any(|a| a == "${text}") {
         return Err("takes no string to echo".into());
     }
-    Ok(Value::Object(args))
+    let args = Value::Object(args);
+    if let Some(schema) = tool.get("inputSchema").filter(|s| s.is_object()) {
+        let sent = crate::matcher::substitute(&args, &checked_vars()).unwrap_or(json!({}));
+        let validator = jsonschema::validator_for(schema)
+            .map_err(|e| format!("has an input schema taskcheck cannot read: {e}"))?;
+        let first = validator.iter_errors(&sent).next().map(|e| e.to_string());
+        if let Some(e) = first {
+            return Err(format!(
+                "rejects the arguments taskcheck would send ({sent}): {e} (map it by hand)"
+            ));
+        }
+    }
+    Ok(args)
 }
 
-/// Whether a tool's `execution.taskSupport` is the role's (always, when the server does not
-/// negotiate it).
-fn supports(tool: &Value, fixture: &Fixture, negotiates: bool) -> bool {
+/// Whether a role's timed scenarios need the tool's duration measured: it plays a role whose
+/// work takes `ms`, and takes no duration of its own.
+pub fn needs_duration(role: &str, mapping: &Mapping) -> bool {
+    let timed = matches!(role, "optional_sleep" | "required_sleep" | "progress_sleep");
+    let text = mapping
+        .arguments
+        .as_ref()
+        .map(Value::to_string)
+        .unwrap_or_default();
+    timed && !text.contains("${ms}") && !text.contains("${seconds")
+}
+
+/// How a tool's `execution.taskSupport` answers a role's calls (always alike when the server
+/// does not negotiate it): 2 for both kinds of call, 1 for one (the other kind of call is left
+/// out of the role's scenarios), 0 for neither.
+fn agreement(tool: &Value, fixture: &Fixture, negotiates: bool) -> usize {
     let declared = tool
         .pointer("/execution/taskSupport")
         .and_then(Value::as_str);
-    !negotiates || declared == fixture.task_support
+    [false, true]
+        .into_iter()
+        .filter(|task| {
+            !negotiates || allows(declared, *task) == allows(fixture.task_support, *task)
+        })
+        .count()
 }
 
-/// The proposal for every fixture role, given the server's tools and whether it negotiates
-/// `taskSupport` (declares task-augmented `tools/call`).
-pub fn propose(tools: &[Value], negotiates: bool) -> BTreeMap<&'static str, Choice> {
+/// Words in a tool's name that say it may destroy something.
+const DESTRUCTIVE_WORDS: [&str; 9] = [
+    "delete", "remove", "drop", "destroy", "purge", "erase", "wipe", "reset", "truncate",
+];
+
+/// Why taskcheck must not call a tool unless the user allows it: its annotations say it may
+/// destroy something (`destructiveHint: true`), or it is not marked read-only and its name
+/// says it deletes. None for a tool it may call.
+pub fn unsafe_to_call(tool: &Value) -> Option<String> {
+    let hint = |key: &str| {
+        tool.pointer(&format!("/annotations/{key}"))
+            .and_then(Value::as_bool)
+    };
+    if hint("readOnlyHint") == Some(true) {
+        return None;
+    }
+    if hint("destructiveHint") == Some(true) {
+        return Some("its annotations say it may destroy something (destructiveHint)".into());
+    }
+    let name = tool
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_lowercase();
+    let word = DESTRUCTIVE_WORDS.iter().find(|w| name.contains(*w))?;
+    Some(format!(
+        "its name says it may destroy something ({word:?}) and its annotations do not say it is read-only"
+    ))
+}
+
+/// The proposal for every fixture role, given the server's tools, whether it negotiates
+/// `taskSupport` (declares task-augmented `tools/call`), and the tools the user allows
+/// although they may destroy something (`--allow-tool`).
+pub fn propose(
+    tools: &[Value],
+    negotiates: bool,
+    allowed: &[String],
+) -> BTreeMap<&'static str, Choice> {
     let name = |t: &Value| {
         t.get("name")
             .and_then(Value::as_str)
@@ -135,42 +248,73 @@ pub fn propose(tools: &[Value], negotiates: bool) -> BTreeMap<&'static str, Choi
             .to_string()
     };
     let own = |t: &Value| FIXTURES.iter().any(|f| f.name == name(t));
+    let forbidden = |t: &Value| unsafe_to_call(t).filter(|_| !allowed.contains(&name(t)));
     FIXTURES
         .iter()
         .map(|fixture| {
             let role = fixture.name;
             if let Some(tool) = tools.iter().find(|t| name(t) == role) {
-                if supports(tool, fixture, negotiates) {
+                if agreement(tool, fixture, negotiates) > 0 && forbidden(tool).is_none() {
                     return (role, Choice::Itself);
                 }
             }
-            // best evidence first; a fixture tool of another role never plays this one
+            // best evidence first (a taskSupport that answers every call of the role alike,
+            // the role's own taskSupport, then the words); a fixture tool of another role never plays this one
             let mut candidates: Vec<&Value> = tools
                 .iter()
-                .filter(|t| !own(t) && score(t, role) > 0 && supports(t, fixture, negotiates))
+                .filter(|t| !own(t) && score(t, role) > 0)
                 .collect();
-            candidates.sort_by_key(|t| std::cmp::Reverse(score(t, role)));
+            let exact = |t: &Value| {
+                t.pointer("/execution/taskSupport").and_then(Value::as_str) == fixture.task_support
+            };
+            candidates.sort_by_key(|t| {
+                let agrees = agreement(t, fixture, negotiates);
+                std::cmp::Reverse((agrees, exact(t), score(t, role)))
+            });
             let mut why = Vec::new();
             for tool in candidates {
-                match arguments(tool, role) {
+                let refused = match (forbidden(tool), agreement(tool, fixture, negotiates)) {
+                    (Some(danger), _) => Err(format!(
+                        "{danger}: `--allow-tool {}` lets taskcheck call it",
+                        name(tool)
+                    )),
+                    (None, 0) => Err(format!(
+                        "declares taskSupport {}, which answers no call of the role as its {} does",
+                        show(tool.pointer("/execution/taskSupport").and_then(Value::as_str)),
+                        show(fixture.task_support)
+                    )),
+                    (None, _) => arguments(tool, role),
+                };
+                match refused {
                     Ok(arguments) => {
                         let mapping = Mapping {
                             tool: name(tool),
                             arguments: Some(arguments),
+                            duration_ms: None,
                         };
                         return (role, Choice::Mapped(mapping));
                     }
                     Err(e) => why.push(format!("{:?} {e}", name(tool))),
                 }
             }
-            let wanted = fixture
-                .task_support
-                .map(|s| format!("taskSupport {s:?}"))
-                .unwrap_or_else(|| "no `execution`".into());
             let why = match why.is_empty() {
                 true if tools.is_empty() => "the server lists no tools".to_string(),
-                true => format!("no tool's name or description says it does this, with {wanted}"),
-                false => why.join("; "),
+                true => {
+                    let fitting: Vec<String> = tools
+                        .iter()
+                        .filter(|t| !own(t) && agreement(t, fixture, negotiates) > 0)
+                        .map(|t| format!("{:?}", name(t)))
+                        .collect();
+                    let near = match fitting.is_empty() {
+                        true => String::new(),
+                        false => format!(
+                            " (near misses, whose taskSupport fits but whose words do not: {}; map one by hand if it does this)",
+                            fitting.join(", ")
+                        ),
+                    };
+                    format!("no tool's name or description says it does this{near}")
+                }
+                false => format!("near misses: {}", why.join("; ")),
             };
             (role, Choice::Unplayed(why))
         })
@@ -263,7 +407,7 @@ mod tests {
                 &["env"],
             ),
         ];
-        let p = propose(&tools, true);
+        let p = propose(&tools, true, &[]);
         assert_eq!(p["optional_sleep"], Choice::Itself);
         let mapped = |role: &str| match &p[role] {
             Choice::Mapped(m) => (m.tool.clone(), m.arguments.clone().unwrap()),
@@ -285,12 +429,8 @@ mod tests {
                 json!({"seconds": "${seconds}", "steps": "${steps}"})
             )
         );
-        // a tool with the wrong taskSupport, or no evidence, plays nothing
-        assert!(
-            matches!(p["forbidden_echo"], Choice::Unplayed(_)),
-            "{:?}",
-            p["forbidden_echo"]
-        );
+        // no `execution` answers every call as `forbidden` does; no evidence plays nothing
+        assert_eq!(mapped("forbidden_echo"), mapped("sync_echo"));
         assert!(matches!(p["protocol_error"], Choice::Unplayed(_)));
         let roles: Vec<&str> = super::mapped(&p)
             .into_iter()
@@ -300,6 +440,7 @@ mod tests {
             roles,
             [
                 "elicit_input",
+                "forbidden_echo",
                 "progress_sleep",
                 "required_sleep",
                 "sync_echo"
@@ -308,23 +449,55 @@ mod tests {
     }
 
     #[test]
-    fn a_tool_that_cannot_take_the_fixtures_arguments_is_not_proposed() {
+    fn tools_play_roles_by_what_they_are_and_only_safe_ones_unasked() {
         let tools = [
+            // a required task tool with a fixed duration and an argument of its own
             tool(
-                "wait_for_build",
-                Some("optional"),
-                "",
-                json!({"build": {"type": "string"}}),
-                &["build"],
+                "build_site",
+                Some("required"),
+                "builds the site",
+                json!({"target": {"type": "string", "enum": ["prod", "dev"]}}),
+                &["target"],
             ),
-            tool("sleepy", Some("optional"), "", json!({}), &[]),
+            tool(
+                "delete_cache",
+                Some("optional"),
+                "slow cleanup",
+                json!({}),
+                &[],
+            ),
+            tool(
+                "echo",
+                Some("forbidden"),
+                "",
+                json!({"text": {"type": "string", "maxLength": 3}}),
+                &["text"],
+            ),
         ];
-        let p = propose(&tools, true);
+        let p = propose(&tools, true, &[]);
+        let Choice::Mapped(m) = &p["optional_sleep"] else {
+            panic!("{:?}", p["optional_sleep"])
+        };
+        assert_eq!(m.tool, "build_site");
+        assert_eq!(m.arguments, Some(json!({"target": "prod"})));
+        assert!(needs_duration("optional_sleep", m));
+        // forbidden answers no call of a required role alike; a name that deletes is refused
+        let Choice::Unplayed(why) = &p["tool_error"] else {
+            panic!("{:?}", p["tool_error"])
+        };
+        assert!(why.contains("near misses"), "{why}");
+        let p = propose(&tools[1..], true, &[]);
         let Choice::Unplayed(why) = &p["optional_sleep"] else {
             panic!("{:?}", p["optional_sleep"])
         };
-        assert!(why.contains("needs `build`"), "{why}");
-        assert!(why.contains("takes no duration"), "{why}");
+        assert!(why.contains("--allow-tool delete_cache"), "{why}");
+        let p = propose(&tools[1..], true, &["delete_cache".to_string()]);
+        assert!(matches!(&p["optional_sleep"], Choice::Mapped(m) if m.tool == "delete_cache"));
+        // arguments the input schema rejects ("taskcheck" is longer than 3) are not sent
+        let Choice::Unplayed(why) = &p["sync_echo"] else {
+            panic!("{:?}", p["sync_echo"])
+        };
+        assert!(why.contains("rejects the arguments"), "{why}");
         // without negotiation, taskSupport does not matter
         let p = propose(
             &[tool(
@@ -335,7 +508,12 @@ mod tests {
                 &[],
             )],
             false,
+            &[],
         );
         assert!(matches!(p["forbidden_echo"], Choice::Mapped(_)));
+        let annotated = json!({"name": "x", "annotations": {"destructiveHint": true}});
+        assert!(unsafe_to_call(&annotated).is_some());
+        let read_only = json!({"name": "drop_x", "annotations": {"readOnlyHint": true}});
+        assert!(unsafe_to_call(&read_only).is_none());
     }
 }

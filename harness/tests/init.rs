@@ -187,3 +187,71 @@ fn a_broken_taskcheck_yaml_is_a_usage_error_naming_its_line() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("taskcheck init"), "{}", text(&out));
 }
+
+/// A server written as real ones are (the reference's `own-tools` variant): its only task
+/// tool is `required`, works 1500 ms whatever it is given and takes no duration; its plain
+/// tool is `forbidden`; a third tool may destroy something. `init --yes` alone maps the first
+/// to the sleep roles (timing it once), never proposes the destructive one, and the run judges
+/// every rule those tools allow with no failure: the rules left untestable are exactly those
+/// of roles no tool plays and of plain calls of the `required` tool.
+#[test]
+fn a_server_with_only_a_required_fixed_duration_tool_is_judged_on_what_its_tools_allow() {
+    let dir = folder("init-own-tools");
+    let server = format!("{BIN} reference --variant own-tools");
+    let out = taskcheck_in(&dir, &["init", "--stdio", &server, "--yes"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = text(&out);
+    for role in ["optional_sleep", "required_sleep"] {
+        assert!(
+            said.contains(&format!("{role:<16} played by \"generate_report\"")),
+            "{role}: {said}"
+        );
+    }
+    assert!(said.contains("whatever it is given (measured)"), "{said}");
+    let written = std::fs::read_to_string(dir.join("taskcheck.yaml")).unwrap();
+    assert!(written.contains("duration-ms:"), "{written}");
+    assert!(!written.contains("purge_reports"), "{written}");
+    let out = taskcheck_in(&dir, &["run", "-q", "--trace", "trace.jsonl"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let doc = report(&dir);
+    assert_eq!(doc["totals"]["failed"], 0, "{}", doc["totals"]);
+    assert_eq!(doc["totals"]["warnings"], 0, "{}", doc["totals"]);
+    assert_eq!(doc["judged"]["rules"], 40, "{}", doc["judged"]);
+    let untestable: Vec<&str> = doc["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["verdict"] == "untestable")
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    // no tool asks for input, reports progress or fails; no plain call of the required tool
+    let allowed = [
+        "tasks.cancel.stop-execution",
+        "tasks.failed.protocol-error",
+        "tasks.failed.status-message",
+        "tasks.failed.tool-error",
+        "tasks.input.leave-after-input",
+        "tasks.input.move-to-input-required",
+        "tasks.input.request-related-task",
+        "tasks.input.requests-delivered",
+        "tasks.meta.related-messages",
+        "tasks.progress.stops-when-terminal",
+        "tasks.progress.token-valid",
+        "tasks.result.exact",
+        "tasks.support.may-require-task",
+    ];
+    assert_eq!(untestable, allowed, "{}", text(&out));
+    let trace = std::fs::read_to_string(dir.join("trace.jsonl")).unwrap();
+    let calls: Vec<Value> = trace
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e.pointer("/message/method") == Some(&Value::from("tools/call")))
+        .collect();
+    assert!(!calls.is_empty(), "{trace}");
+    let called = |tool: &str| {
+        calls
+            .iter()
+            .any(|e| e.pointer("/message/params/name") == Some(&Value::from(tool)))
+    };
+    assert!(called("generate_report") && !called("purge_reports"));
+}

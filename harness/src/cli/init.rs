@@ -35,6 +35,10 @@ pub struct InitArgs {
     /// Longest wait for each answer of the server, in ms.
     #[arg(long, default_value_t = 10_000)]
     pub timeout_ms: u64,
+    /// Lets taskcheck call a tool that may destroy something (its annotations say
+    /// `destructiveHint`, or its name says it deletes); repeat for more tools.
+    #[arg(long, value_name = "NAME")]
+    pub allow_tool: Vec<String>,
 }
 
 /// Lists the server's tools, proposes the fixture mapping and writes the files when agreed.
@@ -69,31 +73,38 @@ pub async fn run(args: InitArgs) -> i32 {
         poll: wait,
         scale: 1.0,
     };
-    let (profile, probed) = with_target!(&args.target, 1.0, |c| {
+    let (profile, proposal) = with_target!(&args.target, 1.0, |c| {
         let profile = profile_for(&c, args.profile, &limits).await;
-        (
-            profile,
-            mcp_taskcheck::runner::probe(&c, &limits, profile).await,
-        )
+        let proposal = match mcp_taskcheck::runner::probe(&c, &limits, profile).await {
+            Ok((info, tools)) => {
+                let negotiates = profile.negotiates_task_support(&info.capabilities);
+                print!("{}", tool_table(&tools));
+                let mut proposal = proposal::propose(&tools, negotiates, &args.allow_tool);
+                calibrate(&c, profile, &limits, &mut proposal).await;
+                Ok(proposal)
+            }
+            Err(e) => Err(e),
+        };
+        (profile, proposal)
     });
-    let (info, tools) = match probed {
-        Ok(found) => found,
+    let proposal = match proposal {
+        Ok(proposal) => proposal,
         Err(e) => {
             eprintln!("taskcheck: cannot list the server's tools: {e}");
             return exit::HARNESS;
         }
     };
-    let negotiates = profile.negotiates_task_support(&info.capabilities);
-    print!("{}", tool_table(&tools));
-    let proposal = proposal::propose(&tools, negotiates);
     println!("\nfixture roles (`taskcheck list --fixtures` says what each must do):");
     for (role, choice) in &proposal {
         let line = match choice {
             Choice::Itself => "played by the tool of that name".to_string(),
             Choice::Mapped(m) => format!(
-                "played by {:?} with arguments {}",
+                "played by {:?} with arguments {}{}",
                 m.tool,
-                m.arguments.clone().unwrap_or_default()
+                m.arguments.clone().unwrap_or_default(),
+                m.duration_ms
+                    .map(|ms| format!(", working {ms} ms whatever it is given (measured)"))
+                    .unwrap_or_default()
             ),
             Choice::Unplayed(why) => format!("unplayed: {why}"),
         };
@@ -138,6 +149,48 @@ pub async fn run(args: InitArgs) -> i32 {
         args.dir.display()
     );
     exit::CONFORMANT
+}
+
+/// Times, as a task, each tool proposed for a sleep role that takes no duration: one that
+/// completes plays the role, its duration written down; one that does anything else (asks
+/// for input, fails, never ends) plays nothing, with what it did. Each tool is called once.
+async fn calibrate<C: mcp_taskcheck::transport::Connect>(
+    connector: &C,
+    profile: Profile,
+    limits: &Limits,
+    proposal: &mut std::collections::BTreeMap<&'static str, Choice>,
+) {
+    let mut timed: std::collections::BTreeMap<String, Result<u64, String>> = Default::default();
+    for (role, choice) in proposal.iter_mut() {
+        let Choice::Mapped(mapping) = choice else {
+            continue;
+        };
+        if !proposal::needs_duration(role, mapping) {
+            continue;
+        }
+        if !timed.contains_key(&mapping.tool) {
+            let call = serde_json::json!({
+                "name": mapping.tool,
+                "arguments": mapping.arguments.clone().unwrap_or_default(),
+            });
+            println!(
+                "timing {:?}: one call as a task, to learn how long it works",
+                mapping.tool
+            );
+            let took = mcp_taskcheck::runner::time_task(connector, limits, profile, call).await;
+            timed.insert(mapping.tool.clone(), took.map(|d| d.as_millis() as u64));
+        }
+        *choice = match &timed[&mapping.tool] {
+            Ok(ms) => Choice::Mapped(mcp_taskcheck::fixtures::Mapping {
+                duration_ms: Some(*ms),
+                ..mapping.clone()
+            }),
+            Err(e) => Choice::Unplayed(format!(
+                "{:?} takes no duration, and timed once as a task it {e}",
+                mapping.tool
+            )),
+        };
+    }
 }
 
 /// The server's tools, a line each: name, `execution.taskSupport`, arguments (required ones

@@ -91,6 +91,42 @@ impl Config {
     }
 }
 
+impl Config {
+    /// This configuration for a scenario whose fixture roles are played by tools that work a
+    /// fixed time (`duration-ms`): every wait and timeout the scenario sets, the work it asks
+    /// for and the ttl it requests stretch by the factor `FixtureMap::slowdown` gives, so
+    /// what it proves by timing (work still running, a wait past the work) holds; and each
+    /// wait for an answer or a status allows the longest fixed work besides.
+    fn for_scenario(&self, scenario: &Scenario) -> Config {
+        let calls = scenario
+            .labelled_steps()
+            .into_iter()
+            .filter_map(|(_, step)| {
+                let crate::scenario::StepKind::Send { method, params, .. } = &step.kind else {
+                    return None;
+                };
+                let role = params.get("name").and_then(Value::as_str)?;
+                let ms = params.pointer("/arguments/ms").and_then(Value::as_u64);
+                (method == "tools/call").then_some((role, ms.unwrap_or(0)))
+            });
+        let (factor, longest) = self.fixtures.slowdown(calls);
+        if longest == 0 {
+            return self.clone();
+        }
+        let limits = &self.limits;
+        let fixed = Duration::from_millis(longest).mul_f64(limits.scale);
+        Config {
+            limits: Limits {
+                request: limits.request + fixed,
+                scenario: limits.scenario.mul_f64(factor) + fixed * 4,
+                poll: limits.poll.mul_f64(factor) + fixed,
+                scale: limits.scale * factor,
+            },
+            ..self.clone()
+        }
+    }
+}
+
 /// pollInterval is honoured, but polls are at least 10 ms apart; without one, 100 ms apart.
 const POLL_MIN_MS: u64 = 10;
 const POLL_DEFAULT_MS: u64 = 100;
@@ -253,6 +289,7 @@ pub async fn run_scenario<C: Connect>(
     scenario: &Scenario,
     config: &Config,
 ) -> ScenarioRun {
+    let config = &config.for_scenario(scenario);
     let limits = &config.limits;
     // held until the session is open; waiting for it is no part of the scenario's time
     let opening = config.opening.clone().acquire_owned().await;
@@ -302,9 +339,9 @@ pub async fn run_scenario<C: Connect>(
         if let Some(skip) = transport_needs(connector, scenario) {
             return Ok(Some(skip));
         }
-        let unavailable = match prerequisites(&session, scenario, &info, config).await? {
+        let playing = match prerequisites(&session, scenario, &info, config).await? {
             Prepared::Skip(verdict, why) => return Ok(Some((verdict, why))),
-            Prepared::Run(unavailable) => unavailable,
+            Prepared::Run(playing) => playing,
         };
         let peer_b = match scenario.uses_peer_b() {
             true => {
@@ -321,7 +358,7 @@ pub async fn run_scenario<C: Connect>(
                 .tools
                 .iter()
                 .any(|r| config.fixtures.maps(r)),
-            unavailable: &unavailable,
+            playing: &playing,
         };
         exec.run_steps(&scenario.steps, &mut state).await?;
         Ok::<_, Stop>(None)
@@ -478,11 +515,22 @@ async fn second_session<C: Connect>(
 }
 
 /// What a scenario may do against this receiver: not applicable (a missing capability),
-/// untestable (none of its fixture roles is played as the contract says), or run, with the
-/// roles that are not (each with why) left out step by step.
+/// untestable (none of its fixture roles is played), or run, with the roles that are not
+/// (each with why) left out step by step.
 enum Prepared {
     Skip(Verdict, String),
-    Run(BTreeMap<String, String>),
+    Run(Playing),
+}
+
+/// How the receiver plays a scenario's fixture roles.
+#[derive(Default)]
+pub(crate) struct Playing {
+    /// Roles no tool plays, each with why: steps that call them are left out.
+    pub(crate) unavailable: BTreeMap<String, String>,
+    /// Where the receiver negotiates taskSupport, each played role's tool and its declared
+    /// `execution.taskSupport`: a call the tool answers otherwise than the role would is left
+    /// out.
+    pub(crate) declared: BTreeMap<String, (String, Option<String>)>,
 }
 
 async fn prerequisites(
@@ -514,28 +562,36 @@ async fn prerequisites(
         ));
     }
     if req.tools.is_empty() {
-        return Ok(Prepared::Run(BTreeMap::new()));
+        return Ok(Prepared::Run(Playing::default()));
     }
     let tools = list_tools(session, &config.limits).await?;
     let negotiates = scenario.profile.negotiates_task_support(&info.capabilities);
-    let unavailable: BTreeMap<String, String> = req
-        .tools
-        .iter()
-        .filter_map(|role| {
-            Some((
-                role.clone(),
-                fixtures.unavailable(role, &tools, negotiates)?,
-            ))
-        })
-        .collect();
+    let mut playing = Playing::default();
+    for role in &req.tools {
+        match fixtures.tool(role, &tools) {
+            None => {
+                let why = fixtures.unavailable(role, &tools).unwrap_or_default();
+                playing.unavailable.insert(role.clone(), why);
+            }
+            Some(tool) if negotiates => {
+                let support = tool
+                    .pointer("/execution/taskSupport")
+                    .and_then(Value::as_str)
+                    .map(String::from);
+                let name = fixtures.tool_name(role).to_string();
+                playing.declared.insert(role.clone(), (name, support));
+            }
+            Some(_) => {}
+        }
+    }
     // with none of its roles, a scenario has nothing to judge; with some, the steps that
     // call the others are left out (tasks.tool rules, say, judge each tool on its own)
-    match unavailable.len() == req.tools.len() {
+    match playing.unavailable.len() == req.tools.len() {
         true => {
-            let why = unavailable.into_values().next().unwrap_or_default();
+            let why = playing.unavailable.into_values().next().unwrap_or_default();
             Ok(Prepared::Skip(Verdict::Untestable, why))
         }
-        false => Ok(Prepared::Run(unavailable)),
+        false => Ok(Prepared::Run(playing)),
     }
 }
 
@@ -563,6 +619,23 @@ pub async fn probe<C: Connect>(
     limits: &Limits,
     profile: Profile,
 ) -> Result<(ServerInfo, Vec<Value>), String> {
+    let (session, info) = opened(connector, limits, profile).await?;
+    let tools = list_tools(&session, limits).await.map_err(|e| match e {
+        Stop::Prerequisite(why)
+        | Stop::NotApplicable(why)
+        | Stop::Hung(why)
+        | Stop::Harness(why) => why,
+        Stop::Closed(c) => c.why,
+    })?;
+    Ok((info, tools))
+}
+
+/// A new session, opened the profile's way with its default client capabilities.
+async fn opened<C: Connect>(
+    connector: &C,
+    limits: &Limits,
+    profile: Profile,
+) -> Result<(Session, ServerInfo), String> {
     let conn = connector
         .connect(Peer::A)
         .await
@@ -575,14 +648,22 @@ pub async fn probe<C: Connect>(
             profile.default_client_capabilities(),
         )
         .await?;
-    let tools = list_tools(&session, limits).await.map_err(|e| match e {
-        Stop::Prerequisite(why)
-        | Stop::NotApplicable(why)
-        | Stop::Hung(why)
-        | Stop::Harness(why) => why,
-        Stop::Closed(c) => c.why,
-    })?;
-    Ok((info, tools))
+    Ok((session, info))
+}
+
+/// The longest a tool is timed (`time_task`): work that takes longer is no use to a scenario.
+const TIMING_AT_MOST: Duration = Duration::from_secs(60);
+
+/// Connects once, opens the conversation the profile's way, and times one task-augmented
+/// call of a tool to its end (`Design::time_task`).
+pub async fn time_task<C: Connect>(
+    connector: &C,
+    limits: &Limits,
+    profile: Profile,
+    call: Value,
+) -> Result<Duration, String> {
+    let (session, _) = opened(connector, limits, profile).await?;
+    profile.time_task(&session, call, TIMING_AT_MOST).await
 }
 
 /// The newest profile the receiver speaks: the newest design whose question (server/discover,

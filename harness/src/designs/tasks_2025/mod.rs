@@ -3,6 +3,7 @@
 //! `catalogue/2025-11-25.yaml`, its scenarios in `scenarios/2025-11-25/` (`server/` and
 //! `client/`).
 
+mod calibrate;
 mod explore;
 pub mod monitor;
 mod load;
@@ -55,6 +56,15 @@ impl Design for Tasks2025 {
 
     fn fixture_roles(&self) -> Vec<&'static str> {
         crate::fixtures::FIXTURES.iter().map(|f| f.name).collect()
+    }
+
+    fn time_task<'a>(
+        &self,
+        session: &'a Session,
+        call: Value,
+        limit: std::time::Duration,
+    ) -> BoxFuture<'a, Result<std::time::Duration, String>> {
+        calibrate::time_task(session, call, limit).boxed()
     }
 
     fn task_tools_capability(&self) -> &'static str {

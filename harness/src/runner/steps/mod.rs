@@ -30,9 +30,10 @@ pub(super) struct Exec<'a> {
     /// which promises no more than the spec: a notification it does not send (progress is a
     /// MAY) leaves the step's rule untestable instead of failed.
     pub(super) mapped: bool,
-    /// Fixture roles the receiver does not play as the contract says, each with why: steps
-    /// that call them are left out, their rules untestable.
-    pub(super) unavailable: &'a BTreeMap<String, String>,
+    /// How the receiver plays the fixture roles: steps that call a role no tool plays, or
+    /// call it in a way its tool answers otherwise than the role, are left out, their rules
+    /// untestable.
+    pub(super) playing: &'a super::Playing,
 }
 
 /// What one branch of steps produced.
@@ -350,16 +351,26 @@ impl<'a> Exec<'a> {
         })
     }
 
-    /// Why a step cannot run: it calls a fixture role the receiver does not play, or uses a
-    /// capture a left-out step would have set.
+    /// Why a step cannot run: it calls a fixture role the receiver does not play, or plays
+    /// with a tool whose taskSupport answers this call otherwise, or uses a capture a
+    /// left-out step would have set.
     fn left_out(&self, step: &Step, state: &State) -> Option<String> {
         if let StepKind::Send { method, params, .. } = &step.kind {
-            let role = params.get("name").and_then(Value::as_str);
-            if let Some(why) = role
-                .filter(|_| method == "tools/call")
-                .and_then(|r| self.unavailable.get(r))
-            {
-                return Some(why.clone());
+            let role = params
+                .get("name")
+                .and_then(Value::as_str)
+                .filter(|_| method == "tools/call");
+            if let Some(role) = role {
+                if let Some(why) = self.playing.unavailable.get(role) {
+                    return Some(why.clone());
+                }
+                if let Some((tool, declared)) = self.playing.declared.get(role) {
+                    let task = params.get("task").is_some();
+                    let why = crate::fixtures::disagrees(role, tool, declared.as_deref(), task);
+                    if why.is_some() {
+                        return why;
+                    }
+                }
             }
         }
         if matches!(step.kind, StepKind::Parallel(_) | StepKind::Sequence(_)) {

@@ -4,6 +4,7 @@
 
 mod client;
 mod lifecycle;
+mod own_tools;
 mod render;
 mod requests;
 pub mod faults;
@@ -124,8 +125,7 @@ impl Reference {
                     format!("{method} cannot be task-augmented"),
                 ))
             }
-            "tools/list" if !client => Ok(fixtures::tools_list()),
-            "roots/list" if client => Ok(fixtures::client::roots()),
+            "tools/list" | "roots/list" => Ok(self.listing()),
             "tools/call" if !client => self.tools_call(params, &id).await,
             "sampling/createMessage" | "elicitation/create" if client => {
                 self.client_request(method, params, &id).await
@@ -186,10 +186,21 @@ impl Reference {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let fixture =
-            fixtures::find(&name).ok_or_else(|| invalid(format!("Unknown tool: {name:?}")))?;
-        let args = params.get("arguments").cloned().unwrap_or(json!({}));
-        let support = fixture.task_support.unwrap_or("forbidden");
+        let mut args = params.get("arguments").cloned().unwrap_or(json!({}));
+        let (fixture, support) = match self.faults.is(Variant::OwnTools) {
+            true => {
+                let (fixture, own_args, support) = own_tools::as_fixture(&name, &args)
+                    .ok_or_else(|| invalid(format!("Unknown tool: {name:?}")))?;
+                args = own_args;
+                (fixtures::find(fixture).expect("own tools run as fixtures"), support)
+            }
+            false => {
+                let fixture = fixtures::find(&name)
+                    .ok_or_else(|| invalid(format!("Unknown tool: {name:?}")))?;
+                (fixture, fixture.task_support.unwrap_or("forbidden"))
+            }
+        };
+        let name = fixture.name.to_string();
         let task = params.get("task").cloned();
         let server = self.clone();
         let work = move |task_id: Option<String>| -> Work {
@@ -227,6 +238,7 @@ impl Reference {
     /// What this side lists: its tools (server) or roots (client).
     fn listing(&self) -> Value {
         match self.kind {
+            ReceiverKind::Server if self.faults.is(Variant::OwnTools) => own_tools::tools_list(),
             ReceiverKind::Server => fixtures::tools_list(),
             ReceiverKind::Client => fixtures::client::roots(),
         }

@@ -16,6 +16,7 @@ pub enum Variant {
     UnlimitedTtlByDefault,
     StatusMessageAlways,
     ExtraMeta,
+    OwnTools,
 }
 
 /// Every variant.
@@ -64,5 +65,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: Variant::ExtraMeta,
         name: "extra-meta",
         description: "every result carries an extra `_meta` key of its own, every error a `data` member",
+    },
+    VariantInfo {
+        variant: Variant::OwnTools,
+        name: "own-tools",
+        description: "lists its own tools instead of the fixture contract's: `generate_report` (taskSupport required, works 1500 ms whatever it is given), `echo_text` (forbidden) and `purge_reports` (destructiveHint)",
     },
 ];
