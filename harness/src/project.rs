@@ -5,7 +5,7 @@
 
 use crate::designs::Profile;
 use crate::fixtures::{FixtureMap, Mapping};
-use crate::report::FailOn;
+use crate::report::{FailOn, Require};
 use crate::yaml::{self, line_of_key};
 use clap::ValueEnum;
 use std::collections::BTreeMap;
@@ -27,6 +27,7 @@ pub struct Project {
     pub fixtures: FixtureMap,
     pub expected_failures: Option<PathBuf>,
     pub fail_on: Option<FailOn>,
+    pub require_judged: Option<Require>,
     pub timeout_scale: Option<f64>,
     pub reports: Reports,
 }
@@ -56,6 +57,8 @@ struct Written {
     fixtures: BTreeMap<String, Mapping>,
     expected_failures: Option<PathBuf>,
     fail_on: Option<String>,
+    /// `all` or a number of rules (YAML reads the number as one).
+    require_judged: Option<serde_json::Value>,
     timeout_scale: Option<f64>,
     #[serde(default)]
     reports: Reports,
@@ -123,6 +126,19 @@ impl Project {
             })?),
             None => None,
         };
+        let require_judged = match &written.require_judged {
+            Some(value) => {
+                let text = value
+                    .as_str()
+                    .map(String::from)
+                    .unwrap_or(value.to_string());
+                Some(
+                    text.parse::<Require>()
+                        .map_err(|e| at("require-judged", e))?,
+                )
+            }
+            None => None,
+        };
         if let Some(scale) = written.timeout_scale {
             if !(scale.is_finite() && scale > 0.0) {
                 return Err(at(
@@ -146,6 +162,7 @@ impl Project {
             fixtures,
             expected_failures: near(written.expected_failures),
             fail_on,
+            require_judged,
             timeout_scale: written.timeout_scale,
             reports: Reports {
                 json: near(written.reports.json),
@@ -165,6 +182,33 @@ pub const WORKFLOW: &str = ".github/workflows/taskcheck.yml";
 pub struct Receiver<'a> {
     pub key: &'static str,
     pub value: &'a str,
+}
+
+/// A receiver's command or URL as `taskcheck.yaml` keeps it: the project folder's absolute
+/// path (`dir`, where `taskcheck run` will run) made relative, so the file works on any
+/// machine that checks the project out.
+pub fn relative_to(value: &str, dir: &Path) -> String {
+    let Some(dir) = dir
+        .canonicalize()
+        .ok()
+        .and_then(|d| d.to_str().map(String::from))
+    else {
+        return value.to_string();
+    };
+    let mut out = value.replace(&format!("{dir}/"), "");
+    // the folder itself, standing alone as an argument
+    let words: Vec<String> = out
+        .split(' ')
+        .map(|w| {
+            if w == dir {
+                ".".to_string()
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    out = words.join(" ");
+    out
 }
 
 /// A `taskcheck.yaml` for this receiver, profile and fixture roles (`(role, tool, arguments)`),
@@ -198,6 +242,7 @@ pub fn render(receiver: &Receiver, profile: Profile, roles: &[(&str, &Mapping)])
         "# known failures that do not fail the run (docs/reports-and-ci.md#baselines)\n\
          # expected-failures: taskcheck-baseline.yaml\n\
          # fail-on: should          # also fail on SHOULD-level rules\n\
+         # require-judged: all      # exit 4 when a run leaves an applicable rule unjudged (or a number of rules)\n\
          # timeout-scale: 2         # a slow server or a busy CI machine\n\
          reports:\n  json: taskcheck-report.json\n  junit: taskcheck-junit.xml\n  html: taskcheck-report.html\n",
     );
@@ -248,7 +293,7 @@ mod tests {
     #[test]
     fn a_project_file_gives_every_setting_with_paths_beside_it() {
         let p = parse(
-            "stdio: python3 server.py\nprofile: 2025-11-25\nfail-on: should\ntimeout-scale: 2\n\
+            "stdio: python3 server.py\nprofile: 2025-11-25\nfail-on: should\ntimeout-scale: 2\nrequire-judged: 12\n\
              fixtures:\n  optional_sleep:\n    tool: slow_job\n    arguments: {duration_ms: \"${ms}\"}\n\
              expected-failures: baseline.yaml\nreports:\n  json: out/report.json\n",
         )
@@ -257,6 +302,15 @@ mod tests {
         assert_eq!(p.profile, Some(crate::designs::TASKS_2025));
         assert_eq!(p.fail_on, Some(FailOn::Should));
         assert_eq!(p.timeout_scale, Some(2.0));
+        assert_eq!(p.require_judged, Some(Require::Rules(12)));
+        assert_eq!(
+            parse("stdio: s\nrequire-judged: all\n")
+                .unwrap()
+                .require_judged,
+            Some(Require::All)
+        );
+        let e = parse("stdio: s\nrequire-judged: most\n").unwrap_err();
+        assert!(e.starts_with("dir/taskcheck.yaml:2:1: "), "{e}");
         assert_eq!(p.fixtures.tool_name("optional_sleep"), "slow_job");
         assert_eq!(
             p.expected_failures,
@@ -347,5 +401,19 @@ mod tests {
             );
             assert!(e.contains(cause), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn the_project_folder_is_kept_relative() {
+        let dir = std::env::temp_dir().canonicalize().unwrap();
+        let at = dir.display();
+        assert_eq!(
+            relative_to(&format!("python3 {at}/server.py --root {at}"), &dir),
+            "python3 server.py --root ."
+        );
+        assert_eq!(
+            relative_to("node /elsewhere/s.mjs", &dir),
+            "node /elsewhere/s.mjs"
+        );
     }
 }

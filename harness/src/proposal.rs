@@ -6,7 +6,7 @@
 //! something is never proposed unless the user allows it; the user confirms before anything
 //! is written.
 
-use crate::fixtures::{allows, show_support as show, Fixture, Mapping, FIXTURES};
+use crate::fixtures::{allows, find, show_support as show, Mapping};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -28,7 +28,14 @@ fn hints(role: &str) -> &'static [&'static str] {
         "optional_sleep" | "required_sleep" => &["sleep", "wait", "delay", "slow", "long"],
         "tool_error" => &["error", "fail"],
         "protocol_error" => &["protocol", "throw", "exception", "crash"],
-        "elicit_input" => &["elicit", "ask", "input", "confirm", "question"],
+        // asking is not enough: a tool that asks an LLM samples, it does not elicit
+        "elicit_input" => &[
+            "elicit",
+            "confirm",
+            "question",
+            "asks the user",
+            "user input",
+        ],
         "progress_sleep" => &["progress"],
         _ => &[],
     }
@@ -53,9 +60,24 @@ fn score(tool: &Value, role: &str) -> usize {
     let (name, description) = (text("name"), text("description"));
     let words: usize = hints(role)
         .iter()
-        .map(|w| 2 * usize::from(name.contains(w)) + usize::from(description.contains(w)))
+        .map(|w| 2 * usize::from(name.contains(w)) + usize::from(says(&description, w)))
         .sum();
     words + usize::from(task_tool)
+}
+
+/// Words that deny what follows them in a description ("not a protocol error").
+const NEGATIONS: [&str; 4] = ["not ", "never ", "no ", "without "];
+
+/// Whether a description uses `word` without denying it just before.
+fn says(description: &str, word: &str) -> bool {
+    description.match_indices(word).any(|(at, _)| {
+        let before = &description[description[..at]
+            .char_indices()
+            .rev()
+            .nth(15)
+            .map_or(0, |(i, _)| i)..at];
+        !NEGATIONS.iter().any(|n| before.contains(n))
+    })
 }
 
 /// The fixture argument a property of the tool can carry (`${ms}`, `${seconds}`, ...), if any.
@@ -85,38 +107,6 @@ fn carried(role: &str, property: &str, schema: &Value) -> Option<&'static str> {
         return Some("${text}");
     }
     None
-}
-
-/// A value of a property's schema, for a required property no fixture argument fills: its
-/// default, first example, first enum value or const, else the least value of its type.
-fn sample(schema: &Value) -> Value {
-    let first = |key: &str| {
-        schema
-            .get(key)
-            .and_then(Value::as_array)
-            .and_then(|a| a.first())
-            .cloned()
-    };
-    if let Some(v) = schema.get("default").cloned().or_else(|| first("examples")) {
-        return v;
-    }
-    if let Some(v) = first("enum").or_else(|| schema.get("const").cloned()) {
-        return v;
-    }
-    let kind = match schema.get("type") {
-        Some(Value::Array(kinds)) => kinds.iter().find_map(Value::as_str).unwrap_or("string"),
-        Some(kind) => kind.as_str().unwrap_or("string"),
-        None => "string",
-    };
-    let least = schema.get("minimum").cloned();
-    match kind {
-        "integer" | "number" => least.unwrap_or(json!(1)),
-        "boolean" => json!(false),
-        "array" => json!([]),
-        "object" => json!({}),
-        "null" => Value::Null,
-        _ => json!("taskcheck"),
-    }
 }
 
 /// The fixture arguments a mapping's placeholders stand for when its arguments are checked
@@ -153,7 +143,7 @@ fn arguments(tool: &Value, role: &str) -> Result<Value, String> {
                 args.insert(name.clone(), json!(v));
             }
             _ if required.contains(&name.as_str()) => {
-                args.insert(name.clone(), sample(schema));
+                args.insert(name.clone(), crate::schema::sample(schema));
             }
             _ => {}
         }
@@ -191,15 +181,13 @@ pub fn needs_duration(role: &str, mapping: &Mapping) -> bool {
 /// How a tool's `execution.taskSupport` answers a role's calls (always alike when the server
 /// does not negotiate it): 2 for both kinds of call, 1 for one (the other kind of call is left
 /// out of the role's scenarios), 0 for neither.
-fn agreement(tool: &Value, fixture: &Fixture, negotiates: bool) -> usize {
+fn agreement(tool: &Value, wanted: Option<&str>, negotiates: bool) -> usize {
     let declared = tool
         .pointer("/execution/taskSupport")
         .and_then(Value::as_str);
     [false, true]
         .into_iter()
-        .filter(|task| {
-            !negotiates || allows(declared, *task) == allows(fixture.task_support, *task)
-        })
+        .filter(|task| !negotiates || allows(declared, *task) == allows(wanted, *task))
         .count()
 }
 
@@ -237,6 +225,7 @@ pub fn unsafe_to_call(tool: &Value) -> Option<String> {
 /// `taskSupport` (declares task-augmented `tools/call`), and the tools the user allows
 /// although they may destroy something (`--allow-tool`).
 pub fn propose(
+    roles: &[&'static str],
     tools: &[Value],
     negotiates: bool,
     allowed: &[String],
@@ -247,14 +236,16 @@ pub fn propose(
             .unwrap_or_default()
             .to_string()
     };
-    let own = |t: &Value| FIXTURES.iter().any(|f| f.name == name(t));
+    let own = |t: &Value| roles.contains(&name(t).as_str());
     let forbidden = |t: &Value| unsafe_to_call(t).filter(|_| !allowed.contains(&name(t)));
-    FIXTURES
+    roles
         .iter()
-        .map(|fixture| {
-            let role = fixture.name;
+        .map(|&role| {
+            // a role of the 2025-11-25 contract has a taskSupport; another design's does not
+            // negotiate one
+            let wanted = find(role).and_then(|f| f.task_support);
             if let Some(tool) = tools.iter().find(|t| name(t) == role) {
-                if agreement(tool, fixture, negotiates) > 0 && forbidden(tool).is_none() {
+                if agreement(tool, wanted, negotiates) > 0 && forbidden(tool).is_none() {
                     return (role, Choice::Itself);
                 }
             }
@@ -265,15 +256,15 @@ pub fn propose(
                 .filter(|t| !own(t) && score(t, role) > 0)
                 .collect();
             let exact = |t: &Value| {
-                t.pointer("/execution/taskSupport").and_then(Value::as_str) == fixture.task_support
+                t.pointer("/execution/taskSupport").and_then(Value::as_str) == wanted
             };
             candidates.sort_by_key(|t| {
-                let agrees = agreement(t, fixture, negotiates);
+                let agrees = agreement(t, wanted, negotiates);
                 std::cmp::Reverse((agrees, exact(t), score(t, role)))
             });
             let mut why = Vec::new();
             for tool in candidates {
-                let refused = match (forbidden(tool), agreement(tool, fixture, negotiates)) {
+                let refused = match (forbidden(tool), agreement(tool, wanted, negotiates)) {
                     (Some(danger), _) => Err(format!(
                         "{danger}: `--allow-tool {}` lets taskcheck call it",
                         name(tool)
@@ -281,7 +272,7 @@ pub fn propose(
                     (None, 0) => Err(format!(
                         "declares taskSupport {}, which answers no call of the role as its {} does",
                         show(tool.pointer("/execution/taskSupport").and_then(Value::as_str)),
-                        show(fixture.task_support)
+                        show(wanted)
                     )),
                     (None, _) => arguments(tool, role),
                 };
@@ -299,10 +290,11 @@ pub fn propose(
             }
             let why = match why.is_empty() {
                 true if tools.is_empty() => "the server lists no tools".to_string(),
+                true if hints(role).is_empty() => "what it does cannot be told from a tool's name or description (`taskcheck list --fixtures` says what it must do): map a tool that does it by hand".to_string(),
                 true => {
                     let fitting: Vec<String> = tools
                         .iter()
-                        .filter(|t| !own(t) && agreement(t, fixture, negotiates) > 0)
+                        .filter(|t| !own(t) && agreement(t, wanted, negotiates) > 0)
                         .map(|t| format!("{:?}", name(t)))
                         .collect();
                     let near = match fitting.is_empty() {
@@ -345,6 +337,18 @@ pub fn required(tool: &Value) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The 2025-11-25 roles.
+    const ROLES: [&str; 8] = [
+        "sync_echo",
+        "forbidden_echo",
+        "optional_sleep",
+        "required_sleep",
+        "tool_error",
+        "protocol_error",
+        "elicit_input",
+        "progress_sleep",
+    ];
 
     fn tool(
         name: &str,
@@ -407,7 +411,7 @@ mod tests {
                 &["env"],
             ),
         ];
-        let p = propose(&tools, true, &[]);
+        let p = propose(&ROLES, &tools, true, &[]);
         assert_eq!(p["optional_sleep"], Choice::Itself);
         let mapped = |role: &str| match &p[role] {
             Choice::Mapped(m) => (m.tool.clone(), m.arguments.clone().unwrap()),
@@ -474,7 +478,7 @@ mod tests {
                 &["text"],
             ),
         ];
-        let p = propose(&tools, true, &[]);
+        let p = propose(&ROLES, &tools, true, &[]);
         let Choice::Mapped(m) = &p["optional_sleep"] else {
             panic!("{:?}", p["optional_sleep"])
         };
@@ -486,12 +490,12 @@ mod tests {
             panic!("{:?}", p["tool_error"])
         };
         assert!(why.contains("near misses"), "{why}");
-        let p = propose(&tools[1..], true, &[]);
+        let p = propose(&ROLES, &tools[1..], true, &[]);
         let Choice::Unplayed(why) = &p["optional_sleep"] else {
             panic!("{:?}", p["optional_sleep"])
         };
         assert!(why.contains("--allow-tool delete_cache"), "{why}");
-        let p = propose(&tools[1..], true, &["delete_cache".to_string()]);
+        let p = propose(&ROLES, &tools[1..], true, &["delete_cache".to_string()]);
         assert!(matches!(&p["optional_sleep"], Choice::Mapped(m) if m.tool == "delete_cache"));
         // arguments the input schema rejects ("taskcheck" is longer than 3) are not sent
         let Choice::Unplayed(why) = &p["sync_echo"] else {
@@ -500,6 +504,7 @@ mod tests {
         assert!(why.contains("rejects the arguments"), "{why}");
         // without negotiation, taskSupport does not matter
         let p = propose(
+            &ROLES,
             &[tool(
                 "echo",
                 Some("optional"),
@@ -515,5 +520,27 @@ mod tests {
         assert!(unsafe_to_call(&annotated).is_some());
         let read_only = json!({"name": "drop_x", "annotations": {"readOnlyHint": true}});
         assert!(unsafe_to_call(&read_only).is_none());
+    }
+
+    #[test]
+    fn a_description_that_denies_a_word_is_no_evidence_and_other_designs_roles_are_named() {
+        assert!(!says(
+            "returns an error result, not a protocol error",
+            "protocol"
+        ));
+        assert!(says("ends in a protocol error", "protocol"));
+        let tools = [tool(
+            "careful",
+            Some("optional"),
+            "never throws; not a protocol error",
+            json!({}),
+            &[],
+        )];
+        let p = propose(&["protocol_error", "elicit_pair"], &tools, true, &[]);
+        assert!(matches!(&p["protocol_error"], Choice::Unplayed(_)));
+        let Choice::Unplayed(why) = &p["elicit_pair"] else {
+            panic!("{:?}", p["elicit_pair"])
+        };
+        assert!(why.contains("map a tool that does it by hand"), "{why}");
     }
 }

@@ -280,6 +280,39 @@ pub fn violations(set: &SchemaSet, shape: &Shape) -> Vec<Violation> {
         .collect()
 }
 
+/// A value a property's JSON Schema accepts, for a required property taskcheck has nothing
+/// to give (a tool's argument, a form's field): its default, first example, first enum value
+/// or const, else the least value of its type.
+pub fn sample(schema: &Value) -> Value {
+    let first = |key: &str| {
+        schema
+            .get(key)
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+            .cloned()
+    };
+    if let Some(v) = schema.get("default").cloned().or_else(|| first("examples")) {
+        return v;
+    }
+    if let Some(v) = first("enum").or_else(|| schema.get("const").cloned()) {
+        return v;
+    }
+    let kind = match schema.get("type") {
+        Some(Value::Array(kinds)) => kinds.iter().find_map(Value::as_str).unwrap_or("string"),
+        Some(kind) => kind.as_str().unwrap_or("string"),
+        None => "string",
+    };
+    let least = schema.get("minimum").cloned();
+    match kind {
+        "integer" | "number" => least.unwrap_or(json!(1)),
+        "boolean" => json!(false),
+        "array" => json!([]),
+        "object" => json!({}),
+        "null" => Value::Null,
+        _ => json!("taskcheck"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

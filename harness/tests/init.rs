@@ -73,7 +73,9 @@ fn init_writes_settings_that_run_reads_and_a_workflow() {
         "{said}"
     );
     assert!(
-        said.contains("every rule of the 2025-11-25 profile stays testable"),
+        said.contains(
+            "every rule of the 2025-11-25 profile that applies over stdio has a scenario"
+        ),
         "{said}"
     );
     let workflow = std::fs::read_to_string(dir.join(".github/workflows/taskcheck.yml")).unwrap();
@@ -254,4 +256,28 @@ fn a_server_with_only_a_required_fixed_duration_tool_is_judged_on_what_its_tools
             .any(|e| e.pointer("/message/params/name") == Some(&Value::from(tool)))
     };
     assert!(called("generate_report") && !called("purge_reports"));
+}
+
+/// The extension's reference minting its own input-request keys (`<taskId>:<hex>`, as an
+/// independent implementation does): `init --yes` alone proposes the extension's own roles,
+/// and the run judges every applicable rule with no failure, answering the keys the server
+/// issued.
+#[test]
+fn an_extension_server_with_its_own_input_keys_is_judged_from_init_alone() {
+    let dir = folder("init-ext-own-keys");
+    let server = format!("{BIN} reference --profile ext-tasks --variant own-input-keys");
+    let out = taskcheck_in(&dir, &["init", "--stdio", &server, "--yes"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = text(&out);
+    for role in ["elicit_pair", "elicit_twice", "confirm_first"] {
+        assert!(said.contains(&format!("{role:<16} played by")), "{said}");
+    }
+    let written = std::fs::read_to_string(dir.join("taskcheck.yaml")).unwrap();
+    assert!(written.contains("profile: ext-tasks"), "{written}");
+    let out = taskcheck_in(&dir, &["run", "-q", "--require-judged", "all"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let doc = report(&dir);
+    assert_eq!(doc["totals"]["failed"], 0, "{}", doc["totals"]);
+    assert_eq!(doc["judged"]["rules"], 44, "{}", doc["judged"]);
+    assert_eq!(doc["judged"]["untestable"], 0, "{}", doc["judged"]);
 }

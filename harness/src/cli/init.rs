@@ -79,7 +79,8 @@ pub async fn run(args: InitArgs) -> i32 {
             Ok((info, tools)) => {
                 let negotiates = profile.negotiates_task_support(&info.capabilities);
                 print!("{}", tool_table(&tools));
-                let mut proposal = proposal::propose(&tools, negotiates, &args.allow_tool);
+                let roles = profile.fixture_roles();
+                let mut proposal = proposal::propose(&roles, &tools, negotiates, &args.allow_tool);
                 calibrate(&c, profile, &limits, &mut proposal).await;
                 Ok(proposal)
             }
@@ -119,16 +120,32 @@ pub async fn run(args: InitArgs) -> i32 {
         scenarios: None,
         profile: Some(profile),
     };
-    let scenarios = selected_for(&library, &SelectArgs::default(), ReceiverKind::Server);
+    // the rules that apply here: none of another transport's, nor of two credentials
+    let transport = match t.stdio {
+        Some(_) => "stdio",
+        None => "http",
+    };
+    let scenarios: Vec<_> = selected_for(&library, &SelectArgs::default(), ReceiverKind::Server)
+        .into_iter()
+        .filter(|s| s.requires.transport.is_none_or(|t| t.as_str() == transport))
+        .filter(|s| !s.requires.distinct_auth)
+        .collect();
     let left = inspect::left_untestable(&unplayed, &scenarios);
     match left.is_empty() {
-        true => println!("every rule of the {profile} profile stays testable"),
+        true => println!(
+            "every rule of the {profile} profile that applies over {transport} has a scenario whose tools are played (`taskcheck run` says how many it judged)"
+        ),
         false => println!(
             "left untestable until a tool plays their roles: {}",
             left.join(", ")
         ),
     }
     let roles = proposal::mapped(&proposal);
+    let kept = project::relative_to(receiver.value, &args.dir);
+    let receiver = Receiver {
+        value: &kept,
+        ..receiver
+    };
     let texts = [
         project::render(&receiver, profile, &roles),
         project::workflow(&receiver),

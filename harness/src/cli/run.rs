@@ -56,6 +56,7 @@ fn fill_in(args: &mut RunArgs, project: Project) {
     suite.judge.timeout_scale = suite.judge.timeout_scale.or(project.timeout_scale);
     let reports = &mut suite.reports;
     reports.fail_on = reports.fail_on.or(project.fail_on);
+    reports.require_judged = reports.require_judged.or(project.require_judged);
     let or = |flag: &mut Option<PathBuf>, file: Option<PathBuf>| {
         if flag.is_none() {
             *flag = file;

@@ -514,9 +514,8 @@ async fn second_session<C: Connect>(
     Ok(second)
 }
 
-/// What a scenario may do against this receiver: not applicable (a missing capability),
-/// untestable (none of its fixture roles is played), or run, with the roles that are not
-/// (each with why) left out step by step.
+/// What a scenario may do against this receiver: not applicable (a missing capability), or
+/// run, with the roles no tool plays (each with why) left out step by step.
 enum Prepared {
     Skip(Verdict, String),
     Run(Playing),
@@ -584,15 +583,9 @@ async fn prerequisites(
             Some(_) => {}
         }
     }
-    // with none of its roles, a scenario has nothing to judge; with some, the steps that
-    // call the others are left out (tasks.tool rules, say, judge each tool on its own)
-    match playing.unavailable.len() == req.tools.len() {
-        true => {
-            let why = playing.unavailable.into_values().next().unwrap_or_default();
-            Ok(Prepared::Skip(Verdict::Untestable, why))
-        }
-        false => Ok(Prepared::Run(playing)),
-    }
+    // the steps that call a role no tool plays are left out, and only they: the others
+    // (those that need no tool, as malformed-params' first) are still judged
+    Ok(Prepared::Run(playing))
 }
 
 /// After a request timed out: a receiver that does not answer a ping either has stopped

@@ -273,21 +273,34 @@ impl<'a> Exec<'a> {
 }
 
 /// The answer to one input request: `reply`, its `content` cut to the fields the request's
-/// form asks for (so one reply serves requests that each ask for a field of their own), or
-/// whole where the request names no such field.
-fn reply_to(request: &Value, reply: &Value) -> Value {
-    let asked = request
-        .pointer("/params/requestedSchema/properties")
+/// form asks for (so one reply serves requests that each ask for a field of their own), each
+/// field the form requires and the reply lacks filled with a value its schema accepts (a
+/// server's own form: `confirm: boolean`, say), or whole where the request names no field.
+pub(super) fn reply_to(request: &Value, reply: &Value) -> Value {
+    let form = request.pointer("/params/requestedSchema");
+    let asked = form
+        .and_then(|f| f.get("properties"))
         .and_then(Value::as_object);
     let (Some(asked), Some(content)) = (asked, reply.get("content").and_then(Value::as_object))
     else {
         return reply.clone();
     };
-    let cut: serde_json::Map<String, Value> = content
+    let mut cut: serde_json::Map<String, Value> = content
         .iter()
         .filter(|(field, _)| asked.contains_key(*field))
         .map(|(f, v)| (f.clone(), v.clone()))
         .collect();
+    let required = form
+        .and_then(|f| f.get("required"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str);
+    for field in required {
+        if let (false, Some(schema)) = (cut.contains_key(field), asked.get(field)) {
+            cut.insert(field.to_string(), crate::schema::sample(schema));
+        }
+    }
     let mut answer = reply.clone();
     if !cut.is_empty() {
         answer["content"] = Value::Object(cut);
@@ -315,5 +328,12 @@ mod tests {
         assert_eq!(reply_to(&form("age"), &reply), reply);
         let sampling = json!({"method": "sampling/createMessage", "params": {}});
         assert_eq!(reply_to(&sampling, &reply), reply);
+        // a field the form requires and the reply lacks gets a value its schema accepts
+        let confirm = json!({"method": "elicitation/create", "params": {"requestedSchema":
+            {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}}});
+        assert_eq!(
+            reply_to(&confirm, &reply),
+            json!({"action": "accept", "content": {"confirm": false}})
+        );
     }
 }

@@ -50,6 +50,9 @@ pub(super) struct State {
     last_answer: Option<u64>,
     /// Captures a left-out step would have set, each with why it was left out.
     missing: BTreeMap<String, String>,
+    /// Why the first step left out was: a later step that waits for what the receiver sends
+    /// (a notification, a request) may be waiting for what that step would have caused.
+    left_out: Option<String>,
     /// The input requests `respond` steps answered, by task id: a request shown again (the
     /// task has not taken the answer in yet) is not answered twice.
     answered: std::collections::HashMap<String, Vec<(String, Value)>>,
@@ -97,6 +100,7 @@ impl State {
             label,
             last_answer: self.last_answer,
             missing: self.missing.clone(),
+            left_out: self.left_out.clone(),
             answered: self.answered.clone(),
             input_asked: self.input_asked.clone(),
             ..State::default()
@@ -109,6 +113,7 @@ impl State {
         self.checks.extend(branch.checks);
         self.sent_by.extend(branch.sent_by);
         self.missing.extend(branch.missing);
+        self.left_out = self.left_out.take().or(branch.left_out);
     }
 
     /// Records a judgement under `rule`, or stops if the step has no rule.
@@ -373,8 +378,16 @@ impl<'a> Exec<'a> {
                 }
             }
         }
-        if matches!(step.kind, StepKind::Parallel(_) | StepKind::Sequence(_)) {
-            return None;
+        match &step.kind {
+            StepKind::Parallel(_) | StepKind::Sequence(_) => return None,
+            StepKind::Notification { .. } | StepKind::Answer { .. } => {
+                if let Some(why) = &state.left_out {
+                    return Some(format!(
+                        "waits for what the receiver sends, which a step left out may have caused: {why}"
+                    ));
+                }
+            }
+            _ => {}
         }
         step.uses().iter().find_map(|name| {
             state
@@ -386,6 +399,7 @@ impl<'a> Exec<'a> {
 
     async fn run_step(&'a self, step: &'a Step, state: &'a mut State) -> Result<(), Stop> {
         if let Some(why) = self.left_out(step, state) {
+            state.left_out.get_or_insert_with(|| why.clone());
             for rule in step.rules() {
                 state.record(Check::with(&rule, Verdict::Untestable, why.clone()));
             }
@@ -510,7 +524,8 @@ impl<'a> Exec<'a> {
                 else {
                     return Ok(());
                 };
-                let reply = subst(reply, &state.vars)?;
+                let asked = json!({"method": request.method, "params": request.params});
+                let reply = follow::reply_to(&asked, &subst(reply, &state.vars)?);
                 self.session
                     .respond(&request.id, reply)
                     .await
