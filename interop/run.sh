@@ -189,6 +189,30 @@ typescript_http_sdk() {
   check typescript-sdk-1.32.2+json-response http run --url-from "node interop/typescript/server.mjs --http --json-response"
 }
 
+# a server nobody here wrote, run unmodified: the SDK's published example task server
+# (interop/typescript/example-server.sh serves it), configured by `taskcheck init --yes` alone.
+# Its init output is committed twice: as init gives it (confirm_delete is refused: its name
+# says it deletes), and with --allow-tool confirm_delete, which the run uses (its source, read
+# here, deletes nothing: it answers "Deleted '<file>'" as text). The verdicts must be the
+# committed ones, as for every fixture.
+typescript_example() {
+  local name=typescript-sdk-1.32.2+simpleTaskInteractive now=$cache/typescript-sdk-1.32.2+simpleTaskInteractive-init
+  local committed=reports/$name-http server=interop/typescript/example-server.sh
+  rm -rf "$now" && mkdir -p "$now/asked" "$now/allowed"
+  "$taskcheck" init --url-from "$server" --profile 2025-11-25 --yes --dir "$now/asked" >"$now/init.txt" 2>&1 || true
+  "$taskcheck" init --url-from "$server" --profile 2025-11-25 --yes --allow-tool confirm_delete \
+    --dir "$now/allowed" >"$now/init-allow-confirm-delete.txt" 2>&1 || true
+  if ((update)); then
+    mkdir -p "$committed"
+    cp "$now/init.txt" "$now/init-allow-confirm-delete.txt" "$now/allowed/taskcheck.yaml" "$committed/"
+  elif ! grep -q 'elicit_input     unplayed: near misses: "confirm_delete"' "$now/init.txt" ||
+    ! grep -q 'elicit_input     played by "confirm_delete"' "$now/init-allow-confirm-delete.txt"; then
+    echo "FAIL: taskcheck init proposed otherwise for the TypeScript example server (see $now)"
+    touch "$cache/failed"
+  fi
+  check "$name" http run --config "$now/allowed/taskcheck.yaml"
+}
+
 # the newest TypeScript major (@modelcontextprotocol/server 2.x) has no 2025-11-25 tasks either
 typescript_v2_sdk() {
   check typescript-server-2.4.0 stdio run --stdio "node interop/typescript-v2/server.mjs"
@@ -235,7 +259,7 @@ rust_build
 rust_ext_build
 # TASKCHECK_INTEROP_GROUPS="typescript_sdk rust_sdk" runs only those groups (the matrix check
 # still reads every committed report)
-read -ra groups <<<"${TASKCHECK_INTEROP_GROUPS:-python_http_sdk typescript_http_sdk python_sdk typescript_sdk rust_sdk rust_ext_sdk python_v2_sdk typescript_v2_sdk}"
+read -ra groups <<<"${TASKCHECK_INTEROP_GROUPS:-python_http_sdk typescript_http_sdk python_sdk typescript_sdk typescript_example rust_sdk rust_ext_sdk python_v2_sdk typescript_v2_sdk}"
 for group in "${groups[@]}"; do
   "$group" >"$cache/$group.log" 2>&1 &
 done

@@ -293,29 +293,61 @@ pub fn fixture_plan(
     out
 }
 
-/// The rules no scenario can judge when the `unavailable` fixture roles are unplayed: every
-/// scenario judging them needs one of those roles and nothing else.
+/// The rules no scenario can judge when the `unavailable` fixture roles are unplayed, as a run
+/// leaves steps out: a step calling an unplayed role, one using what a left-out step would
+/// have captured, and one waiting for what the receiver sends after a step was left out. The
+/// rules no step holds (a monitor's) need the scenario to call some played role, or none.
 pub fn left_untestable(
     unavailable: &std::collections::BTreeSet<&str>,
     scenarios: &[Scenario],
 ) -> Vec<String> {
-    let runs = |s: &&Scenario| {
-        s.requires.tools.is_empty()
-            || s.requires
+    use crate::scenario::StepKind;
+    let mut judged = std::collections::BTreeSet::new();
+    let mut all = std::collections::BTreeSet::new();
+    for scenario in scenarios {
+        all.extend(scenario.rules.iter().cloned());
+        let (mut missing, mut left_any) = (std::collections::BTreeSet::new(), false);
+        let mut held = std::collections::BTreeSet::new();
+        for (_, step) in scenario.labelled_steps() {
+            if matches!(step.kind, StepKind::Parallel(_) | StepKind::Sequence(_)) {
+                continue;
+            }
+            let role = match &step.kind {
+                StepKind::Send { method, params, .. } if method == "tools/call" => {
+                    params.get("name").and_then(|n| n.as_str())
+                }
+                _ => None,
+            };
+            let waits = matches!(
+                step.kind,
+                StepKind::Notification { .. } | StepKind::Answer { .. }
+            );
+            let left = role.is_some_and(|r| unavailable.contains(r))
+                || step.uses().iter().any(|v| missing.contains(v))
+                || (waits && left_any);
+            held.extend(step.rules());
+            if left {
+                left_any = true;
+                missing.extend(step.sets());
+            } else {
+                judged.extend(step.rules());
+            }
+        }
+        let runs = scenario.requires.tools.is_empty()
+            || scenario
+                .requires
                 .tools
                 .iter()
-                .any(|r| !unavailable.contains(r.as_str()))
-    };
-    let judged: std::collections::BTreeSet<&String> = scenarios
-        .iter()
-        .filter(runs)
-        .flat_map(|s| &s.rules)
-        .collect();
-    let left: std::collections::BTreeSet<&String> = scenarios
-        .iter()
-        .filter(|s| !runs(s))
-        .flat_map(|s| &s.rules)
-        .filter(|r| !judged.contains(r))
-        .collect();
-    left.into_iter().cloned().collect()
+                .any(|r| !unavailable.contains(r.as_str()));
+        if runs {
+            judged.extend(
+                scenario
+                    .rules
+                    .iter()
+                    .filter(|r| !held.contains(*r))
+                    .cloned(),
+            );
+        }
+    }
+    all.difference(&judged).cloned().collect()
 }

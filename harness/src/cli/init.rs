@@ -82,14 +82,14 @@ pub async fn run(args: InitArgs) -> i32 {
                 let roles = profile.fixture_roles();
                 let mut proposal = proposal::propose(&roles, &tools, negotiates, &args.allow_tool);
                 calibrate(&c, profile, &limits, &mut proposal).await;
-                Ok(proposal)
+                Ok((proposal, info.capabilities))
             }
             Err(e) => Err(e),
         };
         (profile, proposal)
     });
-    let proposal = match proposal {
-        Ok(proposal) => proposal,
+    let (proposal, capabilities) = match proposal {
+        Ok(found) => found,
         Err(e) => {
             eprintln!("taskcheck: cannot list the server's tools: {e}");
             return exit::HARNESS;
@@ -129,6 +129,7 @@ pub async fn run(args: InitArgs) -> i32 {
         .into_iter()
         .filter(|s| s.requires.transport.is_none_or(|t| t.as_str() == transport))
         .filter(|s| !s.requires.distinct_auth)
+        .filter(|s| applies(s, &capabilities))
         .collect();
     let left = inspect::left_untestable(&unplayed, &scenarios);
     match left.is_empty() {
@@ -166,6 +167,14 @@ pub async fn run(args: InitArgs) -> i32 {
         args.dir.display()
     );
     exit::CONFORMANT
+}
+
+/// Whether a scenario applies to a server that declares `capabilities` (it needs none it
+/// lacks, and it is not one for servers without one it has).
+fn applies(scenario: &mcp_taskcheck::scenario::Scenario, capabilities: &Value) -> bool {
+    let has = |c: &String| mcp_taskcheck::monitor::has_capability(capabilities, c);
+    scenario.requires.capabilities.iter().all(has)
+        && !scenario.requires.absent_capabilities.iter().any(has)
 }
 
 /// Times, as a task, each tool proposed for a sleep role that takes no duration: one that

@@ -252,13 +252,22 @@ impl<'a> Exec<'a> {
     }
 
     /// Runs steps in order, labelling each (`1`, `2`, ... under the label of the step that
-    /// holds them, if any).
+    /// holds them, if any); a wait that can prove nothing (below) is skipped.
     pub(super) fn run_steps(&'a self, steps: &'a [Step], state: &'a mut State) -> StepFuture<'a> {
         Box::pin(async move {
             let outer = state.label.clone();
             for (i, step) in steps.iter().enumerate() {
                 state.label = step_label(&outer, i);
-                self.run_step(step, state).await?;
+                // a wait proves something only of what follows it: after a step was left out,
+                // one followed by nothing, or by a step left out too, is no use
+                let idle = matches!(step.kind, StepKind::Wait { .. })
+                    && state.left_out.is_some()
+                    && steps
+                        .get(i + 1)
+                        .is_none_or(|next| self.left_out(next, state).is_some());
+                if !idle {
+                    self.run_step(step, state).await?;
+                }
             }
             state.label = outer;
             Ok(())
