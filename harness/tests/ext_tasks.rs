@@ -435,3 +435,15 @@ fn detection_waits_for_a_slow_start_and_tells_silence_from_refusal() {
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("server/discover is not served"), "{err}");
 }
+
+/// A server that answers short work at once, without a task (the extension lets it): the
+/// scenarios ask for work long enough that a task is the natural answer, so every rule is
+/// still judged (four scenarios asked for 0 to 50 ms and left ten rules untestable).
+#[test]
+fn a_server_answering_short_work_at_once_is_judged_on_every_rule() {
+    let receiver = format!("{} --variant immediate-short-work", ext_reference(&[]));
+    let args = ["--profile", "ext-tasks", "--require-judged", "all"];
+    let (code, out, doc) = run(&receiver, &args, "ext-immediate-short-work");
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(doc["judged"]["untestable"], 0, "{out}");
+}

@@ -20,6 +20,7 @@ pub enum Variant {
     OwnInputKeys,
     WithoutRequiredSleep,
     SlowStart,
+    ImmediateShortWork,
 }
 
 /// Every variant of the extension's reference receiver.
@@ -83,5 +84,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: SlowStart,
         name: "slow-start",
         description: "answers nothing until 3.5 s after it started (a server loading), then as the reference",
+    },
+    VariantInfo {
+        variant: ImmediateShortWork,
+        name: "immediate-short-work",
+        description: "answers a call that may run either way and asks for under 100 ms of work with its result at once, no task (a requestor must handle both shapes)",
     },
 ];

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Work shorter than this is answered at once under the immediate-short-work variant.
+const SHORT_WORK_MS: u64 = 100;
+
 impl ExtReference {
     pub(super) async fn call(self: &Arc<Self>, params: &Value, declared: bool, caller: Option<&str>) -> Reply {
         let name = params
@@ -41,7 +44,11 @@ impl ExtReference {
         // the task-param-honoured fault makes a task of any tool the parameter asks it for
         let sync_only = runs == Runs::SyncOnly
             && !(self.has(Fault::TaskParamHonoured) && params.get("task").is_some());
-        if !as_task || sync_only {
+        // a server may answer short work at once, whatever the request declares
+        let short = self.is(Variant::ImmediateShortWork)
+            && runs == Runs::Either
+            && args.get("ms").and_then(Value::as_u64).unwrap_or(0) < SHORT_WORK_MS;
+        if !as_task || sync_only || short {
             if runs == Runs::TaskOnly {
                 return Err(match self.has(Fault::MissingCapabilityWrongCode) {
                     true => error(code::INVALID_PARAMS, format!("{name} runs only as a task")),
