@@ -89,9 +89,7 @@ impl Config {
             opening: Arc::new(tokio::sync::Semaphore::new(cpus)),
         }
     }
-}
 
-impl Config {
     /// This configuration for a scenario whose fixture roles are played by tools that work a
     /// fixed time (`duration-ms`): every wait and timeout the scenario sets, the work it asks
     /// for and the ttl it requests stretch by the factor `FixtureMap::slowdown` gives, so
@@ -523,13 +521,13 @@ enum Prepared {
 
 /// How the receiver plays a scenario's fixture roles.
 #[derive(Default)]
-pub(crate) struct Playing {
+struct Playing {
     /// Roles no tool plays, each with why: steps that call them are left out.
-    pub(crate) unavailable: BTreeMap<String, String>,
+    unavailable: BTreeMap<String, String>,
     /// Where the receiver negotiates taskSupport, each played role's tool and its declared
     /// `execution.taskSupport`: a call the tool answers otherwise than the role would is left
     /// out.
-    pub(crate) declared: BTreeMap<String, (String, Option<String>)>,
+    declared: BTreeMap<String, (String, Option<String>)>,
 }
 
 async fn prerequisites(
