@@ -72,6 +72,12 @@ pub fn disagrees(role: &str, tool: &str, declared: Option<&str>, task: bool) -> 
     })
 }
 
+/// The `execution.taskSupport` a listed tool declares, if any.
+pub fn declared_support(tool: &Value) -> Option<&str> {
+    tool.pointer("/execution/taskSupport")
+        .and_then(Value::as_str)
+}
+
 /// An `execution.taskSupport` as written, or `absent`.
 pub fn show_support(support: Option<&str>) -> String {
     support
@@ -190,12 +196,10 @@ impl FixtureMap {
         self.0.contains_key(role)
     }
 
-    /// Why the receiver cannot play a fixture role: it lists no tool for it. None if it can.
-    pub fn unavailable(&self, role: &str, tools: &[Value]) -> Option<String> {
+    /// Why the receiver cannot play a fixture role its tools lack (`tool` found none).
+    pub fn missing_tool(&self, role: &str) -> String {
         let name = self.tool_name(role);
-        self.tool(role, tools).is_none().then(|| {
-            format!("the receiver has no tool {name:?} for the fixture role {role:?} (see `taskcheck list --fixtures`)")
-        })
+        format!("the receiver has no tool {name:?} for the fixture role {role:?} (see `taskcheck list --fixtures`)")
     }
 
     /// The receiver's tool that plays a role, from the tools it lists.

@@ -249,16 +249,11 @@ pub fn fixture_plan(
         let line = match map.tool(role, tools) {
             None => {
                 unavailable.insert(role);
-                format!(
-                    "unplayed: {}",
-                    map.unavailable(role, tools).unwrap_or_default()
-                )
+                format!("unplayed: {}", map.missing_tool(role))
             }
             Some(tool) => {
                 let name = map.tool_name(role);
-                let declared = tool
-                    .pointer("/execution/taskSupport")
-                    .and_then(|s| s.as_str());
+                let declared = crate::fixtures::declared_support(tool);
                 let left: Vec<&str> = [(false, "plain"), (true, "task-augmented")]
                     .into_iter()
                     .filter(|(task, _)| {

@@ -6,7 +6,7 @@
 //! something is never proposed unless the user allows it; the user confirms before anything
 //! is written.
 
-use crate::fixtures::{allows, find, show_support as show, Mapping};
+use crate::fixtures::{allows, declared_support, find, show_support as show, Mapping};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -46,9 +46,7 @@ fn hints(role: &str) -> &'static [&'static str] {
 /// the sleep roles, which ask only for work that takes a while and completes (init measures
 /// what it does before it proposes it).
 fn score(tool: &Value, role: &str) -> usize {
-    let declared = tool
-        .pointer("/execution/taskSupport")
-        .and_then(Value::as_str);
+    let declared = declared_support(tool);
     let task_tool = matches!(declared, Some("required" | "optional"))
         && matches!(role, "optional_sleep" | "required_sleep");
     let text = |key: &str| {
@@ -182,9 +180,7 @@ pub fn needs_duration(role: &str, mapping: &Mapping) -> bool {
 /// does not negotiate it): 2 for both kinds of call, 1 for one (the other kind of call is left
 /// out of the role's scenarios), 0 for neither.
 fn agreement(tool: &Value, wanted: Option<&str>, negotiates: bool) -> usize {
-    let declared = tool
-        .pointer("/execution/taskSupport")
-        .and_then(Value::as_str);
+    let declared = declared_support(tool);
     [false, true]
         .into_iter()
         .filter(|task| !negotiates || allows(declared, *task) == allows(wanted, *task))
@@ -256,7 +252,7 @@ pub fn propose(
                 .filter(|t| !own(t) && score(t, role) > 0)
                 .collect();
             let exact = |t: &Value| {
-                t.pointer("/execution/taskSupport").and_then(Value::as_str) == wanted
+                declared_support(t) == wanted
             };
             candidates.sort_by_key(|t| {
                 let agrees = agreement(t, wanted, negotiates);
@@ -271,7 +267,7 @@ pub fn propose(
                     )),
                     (None, 0) => Err(format!(
                         "declares taskSupport {}, which answers no call of the role as its {} does",
-                        show(tool.pointer("/execution/taskSupport").and_then(Value::as_str)),
+                        show(declared_support(tool)),
                         show(wanted)
                     )),
                     (None, _) => arguments(tool, role),

@@ -225,10 +225,7 @@ fn tool_table(tools: &[Value]) -> String {
     let mut out = format!("the server lists {} tool(s):\n", tools.len());
     for tool in tools {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
-        let support = tool
-            .pointer("/execution/taskSupport")
-            .and_then(Value::as_str)
-            .unwrap_or("(none)");
+        let support = mcp_taskcheck::fixtures::declared_support(tool).unwrap_or("(none)");
         let required = proposal::required(tool);
         let arguments: Vec<String> = tool
             .pointer("/inputSchema/properties")

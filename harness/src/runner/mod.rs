@@ -567,14 +567,11 @@ async fn prerequisites(
     for role in &req.tools {
         match fixtures.tool(role, &tools) {
             None => {
-                let why = fixtures.unavailable(role, &tools).unwrap_or_default();
+                let why = fixtures.missing_tool(role);
                 playing.unavailable.insert(role.clone(), why);
             }
             Some(tool) if negotiates => {
-                let support = tool
-                    .pointer("/execution/taskSupport")
-                    .and_then(Value::as_str)
-                    .map(String::from);
+                let support = crate::fixtures::declared_support(tool).map(String::from);
                 let name = fixtures.tool_name(role).to_string();
                 playing.declared.insert(role.clone(), (name, support));
             }
