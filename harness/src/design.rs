@@ -4,6 +4,7 @@
 //! design's `Profile` (in the registry) through this trait and never which design it is;
 //! `designs/` holds one folder per design.
 
+use crate::calibration::Observed;
 use crate::explore::ops::{Offer, Op, Steps};
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::FaultEntry;
@@ -188,16 +189,17 @@ pub trait Design: Sync + Send + 'static {
         ))))
     }
 
-    /// How long a tool works as a task (a `tools/call`'s params), polled to its end and its
-    /// result read; otherwise what it did instead. By default the design cannot tell.
-    fn time_task<'a>(
+    /// What one task-augmented call of a tool (a `tools/call`'s params) does, watched to its
+    /// end or to its first request for input; otherwise why it could not be watched. By
+    /// default the design cannot tell.
+    fn observe_task<'a>(
         &self,
         _session: &'a Session,
         _call: Value,
         _limit: Duration,
-    ) -> BoxFuture<'a, Result<Duration, String>> {
+    ) -> BoxFuture<'a, Result<Observed, String>> {
         let why = format!(
-            "taskcheck cannot time a tool under the {} design yet",
+            "taskcheck cannot watch a task under the {} design yet",
             self.name()
         );
         Box::pin(std::future::ready(Err(why)))

@@ -178,6 +178,11 @@ impl FixtureMap {
         Ok(FixtureMap(map))
     }
 
+    /// The map of one role.
+    pub fn single(role: &str, mapping: Mapping) -> FixtureMap {
+        FixtureMap([(role.to_string(), mapping)].into())
+    }
+
     /// Reads a mapping file.
     pub fn load(path: &std::path::Path, roles: &[&str]) -> Result<FixtureMap, String> {
         let file = path.display().to_string();

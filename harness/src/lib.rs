@@ -2,6 +2,7 @@
 //! docs/architecture.md draws its layers.
 
 pub mod baseline;
+pub mod calibration;
 pub mod design;
 pub mod designs;
 pub mod diff;

@@ -77,6 +77,20 @@ impl Mailbox {
             .pop_front()
     }
 
+    /// Every waiting message of `method`, oldest first.
+    fn take_all(&self, method: &str) -> Vec<Inbound> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let mut taken = Vec::new();
+        q.retain(|r| match r.method == method {
+            true => {
+                taken.push(r.clone());
+                false
+            }
+            false => true,
+        });
+        taken
+    }
+
     /// The oldest message of `method` received after trace number `after` (if given).
     fn take(&self, method: &str, after: Option<u64>) -> Option<Inbound> {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
@@ -510,6 +524,11 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// Takes every receiver request or notification with this method that is waiting now.
+    pub fn drain(&self, inbox: Inbox, method: &str) -> Vec<Inbound> {
+        self.inbox.get(inbox).take_all(method)
     }
 
     /// The MCP handshake: initialize, then notifications/initialized.

@@ -192,8 +192,10 @@ fn a_broken_taskcheck_yaml_is_a_usage_error_naming_its_line() {
 
 /// A server written as real ones are (the reference's `own-tools` variant): its only task
 /// tool is `required`, works 1500 ms whatever it is given and takes no duration; its plain
-/// tool is `forbidden`; a third tool may destroy something. `init --yes` alone maps the first
-/// to the sleep roles (timing it once), never proposes the destructive one, and the run judges
+/// tool is `forbidden`; a third's words say it reports errors, which it does not do for what
+/// taskcheck sends; a fourth may destroy something. `init --yes` alone maps the first to the
+/// sleep roles (timing it once), refuses the third what it does not do, never proposes the
+/// destructive one, and the run judges
 /// every rule those tools allow with no failure: the rules left untestable are exactly those
 /// of roles no tool plays and of plain calls of the `required` tool.
 #[test]
@@ -210,9 +212,16 @@ fn a_server_with_only_a_required_fixed_duration_tool_is_judged_on_what_its_tools
         );
     }
     assert!(said.contains("whatever it is given (measured)"), "{said}");
+    // its words say it reports errors, but called once as a task it completes: mapped to
+    // tool_error, the run would accuse a correct server of breaking tasks.failed.tool-error
+    assert!(
+        said.contains("tool_error       unplayed: \"check_quarter\" does not do what tool_error does: called once as a task it completed after"),
+        "{said}"
+    );
     let written = std::fs::read_to_string(dir.join("taskcheck.yaml")).unwrap();
     assert!(written.contains("duration-ms:"), "{written}");
     assert!(!written.contains("purge_reports"), "{written}");
+    assert!(!written.contains("check_quarter"), "{written}");
     let out = taskcheck_in(&dir, &["run", "-q", "--trace", "trace.jsonl"], "");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let doc = report(&dir);
@@ -256,6 +265,24 @@ fn a_server_with_only_a_required_fixed_duration_tool_is_judged_on_what_its_tools
             .any(|e| e.pointer("/message/params/name") == Some(&Value::from(tool)))
     };
     assert!(called("generate_report") && !called("purge_reports"));
+    // the report lists what was called
+    let listed: Vec<&str> = doc["toolsCalled"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(
+        listed,
+        ["echo_text", "generate_report"],
+        "{}",
+        doc["toolsCalled"]
+    );
+    assert!(
+        text(&out).contains("tools called: echo_text ×"),
+        "{}",
+        text(&out)
+    );
 }
 
 /// The extension's reference minting its own input-request keys (`<taskId>:<hex>`, as an

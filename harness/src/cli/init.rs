@@ -4,7 +4,9 @@
 use super::args::{LibraryArgs, SelectArgs, TargetArgs};
 use super::target::profile_for;
 use super::{parse_profile, selected_for, usage_error};
+use mcp_taskcheck::calibration::{self, Observed};
 use mcp_taskcheck::designs::Profile;
+use mcp_taskcheck::fixtures::{self, Mapping};
 use mcp_taskcheck::project::{self, Receiver};
 use mcp_taskcheck::proposal::{self, Choice};
 use mcp_taskcheck::runner::Limits;
@@ -81,7 +83,14 @@ pub async fn run(args: InitArgs) -> i32 {
                 print!("{}", tool_table(&tools));
                 let roles = profile.fixture_roles();
                 let mut proposal = proposal::propose(&roles, &tools, negotiates, &args.allow_tool);
-                calibrate(&c, profile, &limits, &mut proposal).await;
+                calibrate(
+                    &c,
+                    profile,
+                    &limits,
+                    (&tools, &info.capabilities),
+                    &mut proposal,
+                )
+                .await;
                 Ok((proposal, info.capabilities))
             }
             Err(e) => Err(e),
@@ -177,42 +186,68 @@ fn applies(scenario: &mcp_taskcheck::scenario::Scenario, capabilities: &Value) -
         && !scenario.requires.absent_capabilities.iter().any(has)
 }
 
-/// Times, as a task, each tool proposed for a sleep role that takes no duration: one that
-/// completes plays the role, its duration written down; one that does anything else (asks
-/// for input, fails, never ends) plays nothing, with what it did. Each tool is called once.
+/// Calls each tool proposed for a role a task can show (`calibration::CALIBRATED`) once as a
+/// task, where the server serves tasks and the tool allows them: one that does what the role
+/// does plays it (a sleep role's tool that takes no duration with the duration measured); one
+/// that does anything else (asks for input, fails, never ends) plays nothing, with what it
+/// did. Each distinct call is made once.
 async fn calibrate<C: mcp_taskcheck::transport::Connect>(
     connector: &C,
     profile: Profile,
     limits: &Limits,
+    server: (&[Value], &Value),
     proposal: &mut std::collections::BTreeMap<&'static str, Choice>,
 ) {
-    let mut timed: std::collections::BTreeMap<String, Result<u64, String>> = Default::default();
+    let (tools, capabilities) = server;
+    if !mcp_taskcheck::monitor::has_capability(capabilities, profile.task_tools_capability()) {
+        return;
+    }
+    let negotiates = profile.negotiates_task_support(capabilities);
+    let mut seen: std::collections::BTreeMap<String, Result<Observed, String>> = Default::default();
     for (role, choice) in proposal.iter_mut() {
         let Choice::Mapped(mapping) = choice else {
             continue;
         };
-        if !proposal::needs_duration(role, mapping) {
+        let tool = tools
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(&mapping.tool));
+        let declared = tool.and_then(fixtures::declared_support);
+        if !calibration::CALIBRATED.contains(role)
+            || (negotiates && !fixtures::allows(declared, true))
+        {
             continue;
         }
-        if !timed.contains_key(&mapping.tool) {
-            let call = serde_json::json!({
-                "name": mapping.tool,
-                "arguments": mapping.arguments.clone().unwrap_or_default(),
-            });
+        let call = match calibration::call_for(role, mapping) {
+            Ok(call) => call,
+            Err(e) => {
+                *choice = Choice::Unplayed(e);
+                continue;
+            }
+        };
+        let key = call.to_string();
+        if !seen.contains_key(&key) {
             println!(
-                "timing {:?}: one call as a task, to learn how long it works",
+                "watching {:?}: one call as a task, to learn what it does",
                 mapping.tool
             );
-            let took = mcp_taskcheck::runner::time_task(connector, limits, profile, call).await;
-            timed.insert(mapping.tool.clone(), took.map(|d| d.as_millis() as u64));
+            let did = mcp_taskcheck::runner::observe_task(connector, limits, profile, call).await;
+            if let Ok(did) = &did {
+                println!("  it {}", did.describe());
+            }
+            seen.insert(key.clone(), did);
         }
-        *choice = match &timed[&mapping.tool] {
-            Ok(ms) => Choice::Mapped(mcp_taskcheck::fixtures::Mapping {
-                duration_ms: Some(*ms),
+        let did = seen[&key].clone().and_then(|did| {
+            calibration::plays(role, &did)?;
+            Ok(did)
+        });
+        *choice = match did {
+            Ok(did) => Choice::Mapped(Mapping {
+                duration_ms: proposal::needs_duration(role, mapping)
+                    .then_some(did.took.as_millis() as u64),
                 ..mapping.clone()
             }),
             Err(e) => Choice::Unplayed(format!(
-                "{:?} takes no duration, and timed once as a task it {e}",
+                "{:?} does not do what {role} does: called once as a task it {e}",
                 mapping.tool
             )),
         };
@@ -225,7 +260,7 @@ fn tool_table(tools: &[Value]) -> String {
     let mut out = format!("the server lists {} tool(s):\n", tools.len());
     for tool in tools {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
-        let support = mcp_taskcheck::fixtures::declared_support(tool).unwrap_or("(none)");
+        let support = fixtures::declared_support(tool).unwrap_or("(none)");
         let required = proposal::required(tool);
         let arguments: Vec<String> = tool
             .pointer("/inputSchema/properties")

@@ -639,19 +639,19 @@ async fn opened<C: Connect>(
     Ok((session, info))
 }
 
-/// The longest a tool is timed (`time_task`): work that takes longer is no use to a scenario.
-const TIMING_AT_MOST: Duration = Duration::from_secs(60);
+/// The longest a tool is watched (`observe_task`): work that takes longer is no use to a scenario.
+const WATCHING_AT_MOST: Duration = Duration::from_secs(60);
 
-/// Connects once, opens the conversation the profile's way, and times one task-augmented
-/// call of a tool to its end (`Design::time_task`).
-pub async fn time_task<C: Connect>(
+/// Connects once, opens the conversation the profile's way, and watches one task-augmented
+/// call of a tool (`Design::observe_task`).
+pub async fn observe_task<C: Connect>(
     connector: &C,
     limits: &Limits,
     profile: Profile,
     call: Value,
-) -> Result<Duration, String> {
+) -> Result<crate::calibration::Observed, String> {
     let (session, _) = opened(connector, limits, profile).await?;
-    profile.time_task(&session, call, TIMING_AT_MOST).await
+    profile.observe_task(&session, call, WATCHING_AT_MOST).await
 }
 
 /// The newest profile the receiver speaks: the newest design whose question (server/discover,

@@ -7,6 +7,7 @@ pub mod faults;
 pub mod http;
 pub mod monitor;
 pub mod official_tools;
+mod calibrate;
 mod explore;
 mod load;
 pub mod reference;
@@ -191,6 +192,15 @@ impl Design for ExtTasks {
 
     fn load_capabilities(&self) -> Value {
         self.default_client_capabilities()
+    }
+
+    fn observe_task<'a>(
+        &self,
+        session: &'a Session,
+        call: Value,
+        limit: std::time::Duration,
+    ) -> BoxFuture<'a, Result<crate::calibration::Observed, String>> {
+        calibrate::observe_task(session, call, limit).boxed()
     }
 
     fn load_task<'a>(&self, run: &'a dyn LoadRun, i: usize) -> BoxFuture<'a, Result<(), String>> {

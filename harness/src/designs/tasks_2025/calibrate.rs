@@ -1,26 +1,43 @@
-//! Timing one of a server's tools (what `taskcheck init` does before it lets a tool that takes
-//! no duration play a sleep role): one task-augmented call, polled at the server's
-//! `pollInterval` until it ends, its result read.
+//! Watching one of a server's tools (what `taskcheck init` does before it lets a tool play a
+//! role): one task-augmented call with a progress token, polled at the server's
+//! `pollInterval` until it ends (its result read) or asks for input (what it asked is
+//! recorded, answered with `cancel` where it is an elicitation, and the task cancelled).
 
-use crate::session::Session;
+use crate::calibration::Observed;
+use crate::session::{Inbox, Reply, RequestError, Session};
 use crate::wire::Outcome;
+use futures::FutureExt;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 /// The least and most time between two polls, whatever `pollInterval` the server suggests.
 const POLL_MS: (u64, u64) = (20, 500);
 
-/// How long the task of `call` (a `tools/call`'s params, without `task`) works before it
-/// completes with a result that is no `isError`; otherwise what it did instead.
-pub async fn time_task(session: &Session, call: Value, limit: Duration) -> Result<Duration, String> {
+/// The progress token of a watched call.
+const TOKEN: &str = "taskcheck-calibration";
+
+/// The requests a server sends for input.
+const ASKS: [&str; 2] = ["elicitation/create", "sampling/createMessage"];
+
+/// What the task of `call` (a `tools/call`'s params, without `task`) does.
+pub async fn observe_task(
+    session: &Session,
+    call: Value,
+    limit: Duration,
+) -> Result<Observed, String> {
     let mut params = call;
     params["task"] = json!({"ttl": 60_000});
+    params["_meta"]["progressToken"] = json!(TOKEN);
     let start = Instant::now();
     let created = result_of(session.request("tools/call", params, limit).await, "tools/call")?;
     let id = created
         .pointer("/task/taskId")
         .cloned()
         .ok_or_else(|| format!("answered a task-augmented call with no task: {created}"))?;
+    let mut seen = Observed {
+        task: true,
+        ..Observed::default()
+    };
     loop {
         if start.elapsed() > limit {
             return Err(format!("still not done after {} ms", limit.as_millis()));
@@ -29,32 +46,77 @@ pub async fn time_task(session: &Session, call: Value, limit: Duration) -> Resul
             session.request("tasks/get", json!({"taskId": id}), limit).await,
             "tasks/get",
         )?;
-        match task.get("status").and_then(Value::as_str).unwrap_or_default() {
+        seen.status = task
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        match seen.status.as_str() {
             "working" => {
                 let poll = task.get("pollInterval").and_then(Value::as_u64).unwrap_or(100);
                 tokio::time::sleep(Duration::from_millis(poll.clamp(POLL_MS.0, POLL_MS.1))).await;
             }
-            "completed" => break,
-            "input_required" => return Err("asks for input".into()),
-            other => return Err(format!("ended {other:?}")),
+            "input_required" => {
+                seen.took = start.elapsed();
+                seen.asked = asked_for_input(session, &id, limit).await;
+                break;
+            }
+            _ => {
+                seen.took = start.elapsed();
+                match session.request("tasks/result", json!({"taskId": id}), limit).await {
+                    Ok(Reply {
+                        outcome: Outcome::Result(result),
+                        ..
+                    }) => seen.is_error = result.get("isError").and_then(Value::as_bool),
+                    Ok(Reply {
+                        outcome: Outcome::Error(e),
+                        ..
+                    }) => seen.error = Some(e),
+                    Err(e) => return Err(format!("tasks/result: {e}")),
+                }
+                break;
+            }
         }
     }
-    let took = start.elapsed();
-    let result = result_of(
-        session.request("tasks/result", json!({"taskId": id}), limit).await,
-        "tasks/result",
-    )?;
-    match result.get("isError").and_then(Value::as_bool) {
-        Some(true) => Err(format!("completed with an error result: {result}")),
-        _ => Ok(took),
+    seen.progress = session
+        .drain(Inbox::Notifications, "notifications/progress")
+        .iter()
+        .filter(|n| n.params.get("progressToken") == Some(&json!(TOKEN)))
+        .count();
+    Ok(seen)
+}
+
+/// The methods of the requests an `input_required` task sends (while `tasks/result` is open,
+/// where the server waits for it), each elicitation answered `cancel`; the task is then
+/// cancelled.
+async fn asked_for_input(session: &Session, id: &Value, wait: Duration) -> Vec<String> {
+    let mut asked: Vec<_> = ASKS
+        .iter()
+        .flat_map(|m| session.drain(Inbox::Requests, m))
+        .collect();
+    if asked.is_empty() {
+        let result = session.request("tasks/result", json!({"taskId": id}), wait);
+        let first = futures::future::select_ok(
+            ASKS.map(|m| session.next(Inbox::Requests, m, wait).boxed()),
+        );
+        tokio::select! {
+            _ = result => {}
+            got = first => asked.extend(got.ok().map(|(request, _)| request)),
+        }
     }
+    for request in &asked {
+        if request.method == "elicitation/create" {
+            let _ = session.respond(&request.id, json!({"action": "cancel"})).await;
+        }
+    }
+    let _ = session
+        .request("tasks/cancel", json!({"taskId": id}), wait)
+        .await;
+    asked.into_iter().map(|r| r.method).collect()
 }
 
 /// The result of a request, or what came instead.
-fn result_of(
-    reply: Result<crate::session::Reply, crate::session::RequestError>,
-    method: &str,
-) -> Result<Value, String> {
+fn result_of(reply: Result<Reply, RequestError>, method: &str) -> Result<Value, String> {
     match reply.map_err(|e| format!("{method}: {e}"))?.outcome {
         Outcome::Result(v) => Ok(v),
         Outcome::Error(e) => Err(format!("{method} answered error {}", e)),

@@ -58,13 +58,13 @@ impl Design for Tasks2025 {
         crate::fixtures::FIXTURES.iter().map(|f| f.name).collect()
     }
 
-    fn time_task<'a>(
+    fn observe_task<'a>(
         &self,
         session: &'a Session,
         call: Value,
         limit: std::time::Duration,
-    ) -> BoxFuture<'a, Result<std::time::Duration, String>> {
-        calibrate::time_task(session, call, limit).boxed()
+    ) -> BoxFuture<'a, Result<crate::calibration::Observed, String>> {
+        calibrate::observe_task(session, call, limit).boxed()
     }
 
     fn task_tools_capability(&self) -> &'static str {

@@ -1,7 +1,9 @@
 //! The tools of the `own-tools` variant: a server written as real ones are, not to the
 //! fixture contract. Its only task tool is `required` and works a fixed time whatever it is
-//! given; its plain tool is `forbidden`, as SDKs mark plain tools by default; and one tool
-//! may destroy something, which taskcheck must never call unasked.
+//! given; its plain tool is `forbidden`, as SDKs mark plain tools by default; one tool's
+//! words say it reports errors, which it does only for figures that do not add up (never
+//! for what taskcheck sends); and one tool may destroy something, which taskcheck must never
+//! call unasked.
 
 use serde_json::{json, Value};
 
@@ -19,7 +21,7 @@ struct OwnTool {
 /// How long the report tool works, whatever it is given.
 pub const REPORT_MS: u64 = 1500;
 
-const TOOLS: [OwnTool; 3] = [
+const TOOLS: [OwnTool; 4] = [
     OwnTool {
         name: "generate_report",
         task_support: "required",
@@ -29,6 +31,16 @@ const TOOLS: [OwnTool; 3] = [
         },
         annotations: || json!({"readOnlyHint": true}),
         runs_as: ("required_sleep", REPORT_MS),
+    },
+    OwnTool {
+        name: "check_quarter",
+        task_support: "required",
+        description: "Checks the quarter's figures and reports an error when they do not add up.",
+        input_schema: || {
+            json!({"type": "object", "properties": {"quarter": {"type": "string", "enum": ["Q1", "Q2", "Q3", "Q4"]}}, "required": ["quarter"]})
+        },
+        annotations: || json!({"readOnlyHint": true}),
+        runs_as: ("required_sleep", 100),
     },
     OwnTool {
         name: "echo_text",
