@@ -45,6 +45,7 @@ impl RunReport {
         if let Some(note) = self.no_tasks_note() {
             out.push_str(&format!("{note}\n\n"));
         }
+        out.push_str(&format!("{}.\n\n", cell(&self.tools_line())));
         if let Some(folded) = self.folded.summary() {
             out.push_str(&format!("{}\n\n", cell(&folded)));
         }

@@ -197,6 +197,37 @@ impl RunReport {
             .chain(self.folded.verdicts())
     }
 
+    /// The receiver's tools the run called (the names of the `tools/call` requests taskcheck
+    /// sent), each with its number of calls.
+    pub fn tools_called(&self) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        let sent = self.scenarios.iter().flat_map(|s| s.trace.iter());
+        for entry in sent.filter(|e| e.dir == crate::trace::Direction::Out) {
+            let Some(message) = &entry.message else {
+                continue;
+            };
+            if message.get("method").and_then(|m| m.as_str()) != Some("tools/call") {
+                continue;
+            }
+            if let Some(name) = message.pointer("/params/name").and_then(|n| n.as_str()) {
+                *out.entry(name.to_string()).or_insert(0) += 1;
+            }
+        }
+        out
+    }
+
+    /// The tools called, in words: `tools called: echo ×4, sleep ×12`, or `no tool called`.
+    pub fn tools_line(&self) -> String {
+        let called = self.tools_called();
+        match called.is_empty() {
+            true => "no tool called".to_string(),
+            false => {
+                let each: Vec<String> = called.iter().map(|(t, n)| format!("{t} ×{n}")).collect();
+                format!("tools called: {}", each.join(", "))
+            }
+        }
+    }
+
     /// The number of sessions judged, listed and folded.
     pub fn sessions(&self) -> usize {
         self.scenarios.len() + self.folded.sessions

@@ -157,7 +157,8 @@ impl RunReport {
             out.push_str(&format!("\n{note}\n"));
         }
         out.push_str(&format!(
-            "\n{}\n{} in {} scenario(s), {} ms\nexit {}: {}\n",
+            "\n{}\n{}\n{} in {} scenario(s), {} ms\nexit {}: {}\n",
+            self.tools_line(),
             self.rules_line(),
             totals_line(&self.totals()),
             self.sessions(),
