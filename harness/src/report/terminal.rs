@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 /// How much of a run the terminal report shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Detail {
-    /// Only the summary: rules not met, counts and the exit line.
+    /// Only the summary: rules not met, counts and the exit line (no tools called).
     Quiet,
     /// A line per scenario; under one that did not pass, its checks that did not pass, each
     /// with what was expected and seen, the rule's sentence and link.
@@ -156,9 +156,13 @@ impl RunReport {
         if let Some(note) = self.no_tasks_note() {
             out.push_str(&format!("\n{note}\n"));
         }
+        // the tools called, but in the summary alone (the JSON report lists them too)
+        out.push('\n');
+        if detail != Detail::Quiet {
+            out.push_str(&format!("{}\n", self.tools_line()));
+        }
         out.push_str(&format!(
-            "\n{}\n{}\n{} in {} scenario(s), {} ms\nexit {}: {}\n",
-            self.tools_line(),
+            "{}\n{} in {} scenario(s), {} ms\nexit {}: {}\n",
             self.rules_line(),
             totals_line(&self.totals()),
             self.sessions(),
