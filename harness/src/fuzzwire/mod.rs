@@ -138,10 +138,10 @@ fn shown(outcome: &Outcome) -> String {
 }
 
 /// The rule, and the error code, a well-formed request of this input's class is answered
-/// with. A `taskId` that is a string names no task (unknown-task-id; under the extension, the
-/// method's unknown-task rule); one that is absent or of another type makes the request
-/// malformed (malformed-task-param; the extension names no code for it, so only an answer is
-/// required).
+/// with. A `taskId` that is a string names no task, one that is absent or of another type
+/// makes the request malformed: the design names the rule of each (2025-11-25:
+/// unknown-task-id and malformed-task-param; the extension: the method's unknown-task rule,
+/// for "invalid or nonexistent" ids alike).
 fn wanted_code(input: &Input) -> Option<(&'static str, i64)> {
     let request = || {
         input

@@ -29,7 +29,10 @@ impl ExtReference {
     }
 
     pub(super) fn get(&self, params: &Value, caller: Option<&str>) -> Reply {
-        let task_id = Self::task_id(params)?;
+        let task_id = Self::task_id(params).map_err(|e| match self.has(Fault::GetInvalidIdUnserved) {
+            true => error(code::METHOD_NOT_FOUND, "tasks/get"),
+            false => e,
+        })?;
         let mut tasks = self.lock();
         let Some(task) = tasks.get_mut(&task_id).filter(|t| self.visible(t, caller)) else {
             return Err(self.unknown(&task_id, Some(Fault::GetUnknownWrongCode)));
@@ -42,6 +45,9 @@ impl ExtReference {
         }
         if self.has(Fault::GetOtherTaskId) {
             out["taskId"] = json!(format!("{task_id}-other"));
+        }
+        if self.has(Fault::DiscardsFinished) && crate::designs::ext_tasks::monitor::is_terminal(task.status) {
+            tasks.remove(&task_id);
         }
         out["resultType"] = json!(match self.has(Fault::GetResultTypeTask) {
             true => "task",
