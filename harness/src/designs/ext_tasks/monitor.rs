@@ -47,6 +47,7 @@ const SAME_ID: &str = "ext-tasks.task.same-id";
 const TRANSITIONS: &str = "ext-tasks.lifecycle.transitions";
 const KEYS_UNIQUE: &str = "ext-tasks.update.keys-unique";
 const DURABLE: &str = "ext-tasks.create.durable";
+const EARLY: &str = "ext-tasks.ttl.no-early-expiry";
 const UNGUESSABLE: &str = "ext-tasks.security.unguessable-ids";
 const DETAILED: &str = "ext-tasks.notifications.detailed-task";
 const ACK_FIRST: &str = "ext-tasks.notifications.ack-first";
@@ -58,6 +59,8 @@ struct Asked {
     method: String,
     params: Value,
     seq: u64,
+    /// When it was sent, in ms since its session started.
+    t_ms: u64,
     /// The requestor that asked (the second one's session is `b`).
     peer: Option<String>,
 }
@@ -79,6 +82,12 @@ struct Seen {
     found: bool,
     /// The first answer after its creation that did not find it.
     missing: Option<u64>,
+    /// When the request that created it was sent (ms since the creator's session started).
+    sent_ms: Option<u64>,
+    /// The smallest `ttlMs` it was shown with (`Some(None)`: unlimited), if any.
+    ttl: Option<Option<u64>>,
+    /// Whether taskcheck asked to cancel it (a cancelled task may be discarded at once).
+    cancel_asked: bool,
 }
 
 #[derive(Default)]
@@ -134,10 +143,17 @@ impl Monitor {
                 if method == "subscriptions/listen" {
                     self.streams.insert(key(e, &id), false);
                 }
+                if method == "tasks/cancel" {
+                    let id = params.get("taskId").and_then(Value::as_str);
+                    if let Some(seen) = id.and_then(|id| self.tasks.get_mut(id)) {
+                        seen.cancel_asked = true;
+                    }
+                }
                 let asked = Asked {
                     method,
                     params,
                     seq: e.seq,
+                    t_ms: e.t_ms,
                     peer: e.peer.clone(),
                 };
                 self.asked.insert(key(e, &id), asked);
@@ -154,7 +170,7 @@ impl Monitor {
                         self.schema(ctx, typed.map(|t| (t, &value["result"])), e.seq);
                     }
                     Outcome::Error(error) => {
-                        self.refused(&asked, &error, e.seq);
+                        self.refused(&asked, &error, e);
                         self.schema(ctx, Some((schema_types::ERROR_TYPE, value)), e.seq);
                     }
                 }
@@ -234,13 +250,17 @@ impl Monitor {
                         .and_then(Value::as_str)
                         .and_then(|id| self.tasks.get_mut(id))
                     {
-                        if !seen.found && seen.created.is_some() {
-                            seen.found = true;
+                        if seen.created.is_some() {
+                            let first = !std::mem::replace(&mut seen.found, true);
                             let id = asked_id.map(crate::matcher::short).unwrap_or_default();
+                            let (rule, when) = match first {
+                                true => (DURABLE, "after its creation"),
+                                false => (EARLY, "again, its ttl not yet elapsed"),
+                            };
                             self.find(
-                                DURABLE,
+                                rule,
                                 true,
-                                format!("tasks/get found {id} after its creation"),
+                                format!("tasks/get found {id} {when}"),
                                 evidence.clone(),
                             );
                         }
@@ -267,6 +287,7 @@ impl Monitor {
                 if let Some(id) = result.get("taskId").and_then(Value::as_str) {
                     let seen = self.tasks.entry(id.to_string()).or_default();
                     seen.created = Some(seq);
+                    seen.sent_ms = Some(asked.t_ms);
                     seen.creator = asked.peer.clone();
                     self.created.push(id.to_string());
                 }
@@ -377,9 +398,10 @@ impl Monitor {
     }
 
     /// A refused tasks request: one that does not find a task handed out before it was
-    /// asked, and never found since, shows the creation was not durable.
-    fn refused(&mut self, asked: &Asked, error: &Value, seq: u64) {
-        let method = asked.method.as_str();
+    /// asked, and never found since, shows the creation was not durable; one that no longer
+    /// finds a task found before, while its ttl runs, shows it was discarded early.
+    fn refused(&mut self, asked: &Asked, error: &Value, e: &Entry) {
+        let (seq, method) = (e.seq, asked.method.as_str());
         if !matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
             || !crate::wire::says_task_not_found("tasks/get", error)
         {
@@ -391,21 +413,47 @@ impl Monitor {
         let Some(seen) = self.tasks.get_mut(id) else {
             return;
         };
-        if seen.found || seen.created.is_none_or(|c| c > asked.seq) || seen.creator != asked.peer {
+        if seen.created.is_none_or(|c| c > asked.seq) || seen.creator != asked.peer {
             return;
         }
-        let first = *seen.missing.get_or_insert(seq);
         let created = seen.created.unwrap_or_default();
-        self.vanished.insert(seq, (first, DURABLE));
-        self.find(
-            DURABLE,
-            false,
-            format!(
-                "{method} of {id}, asked after its CreateTaskResult, answered {}",
-                crate::matcher::short(error)
+        let (rule, message) = match seen.found {
+            false => (
+                DURABLE,
+                format!(
+                    "{method} of {id}, asked after its CreateTaskResult, answered {}",
+                    crate::matcher::short(error)
+                ),
             ),
-            vec![created, asked.seq, seq],
-        );
+            // taskcheck's clock alone: the creating request was sent no later than the
+            // task was created, so an answer before then + ttlMs is early whatever the
+            // server's clock says
+            true => {
+                let (Some(sent), Some(ttl), false) = (seen.sent_ms, seen.ttl, seen.cancel_asked)
+                else {
+                    return;
+                };
+                // -32602 alone refuses a tasks/update or tasks/cancel for other reasons too
+                if !crate::wire::says_task_not_found(method, error) {
+                    return;
+                }
+                if ttl.is_some_and(|ttl| e.t_ms >= sent + ttl) {
+                    return;
+                }
+                let ttl = ttl.map_or("null (unlimited)".to_string(), |t| format!("{t} ms"));
+                (
+                    EARLY,
+                    format!(
+                        "{method} of {id} answered {} {} ms after the request that created it was sent; its smallest ttlMs was {ttl}",
+                        crate::matcher::short(error),
+                        e.t_ms - sent
+                    ),
+                )
+            }
+        };
+        let first = *seen.missing.get_or_insert(seq);
+        self.vanished.insert(seq, (first, rule));
+        self.find(rule, false, message, vec![created, asked.seq, seq]);
     }
 
     fn discovered(&mut self, result: &Value, evidence: Vec<u64>) {
@@ -467,6 +515,14 @@ impl Monitor {
             return;
         };
         let seen = self.tasks.entry(id.to_string()).or_default();
+        if let Some(shown) = task.get("ttlMs") {
+            // the smallest ttl shown: null is unlimited, and ttlMs may change
+            let shown = shown.as_u64();
+            seen.ttl = Some(match seen.ttl.flatten() {
+                Some(before) => Some(shown.map_or(before, |s| s.min(before))),
+                None => shown,
+            });
+        }
         let (asked, now) = (evidence[0], *evidence.last().unwrap_or(&0));
         let before = seen.status.replace((status.to_string(), now));
         let mut found = Vec::new();
@@ -577,6 +633,7 @@ fn short(v: Option<&Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verdict::Verdict;
     use serde_json::json;
 
     #[test]
@@ -606,5 +663,53 @@ mod tests {
         ] {
             assert!(problems.contains(part), "{problems}");
         }
+    }
+
+    /// A session in which task `t` (ttlMs 1000) is created by a request sent at 0 ms, found,
+    /// perhaps cancelled at 150 ms, and at `at_ms` not found.
+    fn expiry(at_ms: u64, cancelled: bool) -> Vec<Verdict> {
+        let task = json!({"taskId": "t", "status": "working", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1000, "resultType": "task"});
+        let found = json!({"taskId": "t", "status": "completed", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1000, "resultType": "complete", "result": {"content": []}});
+        let request = |id: u64, method: &str, params: Value| {
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        };
+        let answer = |id: u64, result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+        let mut trace = vec![
+            (0, Direction::Out, request(1, "tools/call", json!({"name": "optional_sleep"}))),
+            (10, Direction::In, answer(1, task)),
+            (100, Direction::Out, request(2, "tasks/get", json!({"taskId": "t"}))),
+            (110, Direction::In, answer(2, found)),
+        ];
+        if cancelled {
+            trace.push((150, Direction::Out, request(3, "tasks/cancel", json!({"taskId": "t"}))));
+            trace.push((160, Direction::In, answer(3, json!({"resultType": "complete"}))));
+        }
+        trace.push((at_ms, Direction::Out, request(4, "tasks/get", json!({"taskId": "t"}))));
+        trace.push((at_ms + 5, Direction::In, json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "Task not found"}})));
+        let entries: Vec<Entry> = trace
+            .into_iter()
+            .enumerate()
+            .map(|(seq, (t, dir, message))| Entry::of(seq as u64 + 1, dir, t, message))
+            .collect();
+        let ctx = Context {
+            capabilities: &json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
+            official: None,
+            breaks: &[],
+            authorization: false,
+        };
+        judge(&entries, &ctx)
+            .checks
+            .iter()
+            .filter(|c| c.rule == EARLY)
+            .map(|c| c.verdict)
+            .collect()
+    }
+
+    #[test]
+    fn a_task_discarded_before_its_ttl_expired_early_and_after_it_did_not() {
+        assert!(expiry(500, false).contains(&Verdict::Fail));
+        assert!(!expiry(1100, false).contains(&Verdict::Fail));
+        // a cancelled task may go at once
+        assert!(!expiry(500, true).contains(&Verdict::Fail));
     }
 }

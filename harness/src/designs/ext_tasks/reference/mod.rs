@@ -292,7 +292,10 @@ impl ExtReference {
                 "every request carries _meta io.modelcontextprotocol/protocolVersion and clientCapabilities",
             ));
         }
-        if let Some(v) = version.filter(|v| *v != super::PROTOCOL_VERSION) {
+        let served = |v: &str| {
+            v == super::PROTOCOL_VERSION || (v == "2025-11-25" && self.has(Fault::TasksUnder2025))
+        };
+        if let Some(v) = version.filter(|v| !served(v)) {
             return Err(
                 json!({"code": -32022, "message": format!("unsupported protocol version {v}"),
                 "data": {"supported": [super::PROTOCOL_VERSION], "requested": v}}),
