@@ -48,6 +48,7 @@ const TRANSITIONS: &str = "ext-tasks.lifecycle.transitions";
 const KEYS_UNIQUE: &str = "ext-tasks.update.keys-unique";
 const DURABLE: &str = "ext-tasks.create.durable";
 const EARLY: &str = "ext-tasks.ttl.no-early-expiry";
+const DECLARED_ONLY: &str = "ext-tasks.input.declared-only";
 const UNGUESSABLE: &str = "ext-tasks.security.unguessable-ids";
 const DETAILED: &str = "ext-tasks.notifications.detailed-task";
 const ACK_FIRST: &str = "ext-tasks.notifications.ack-first";
@@ -216,6 +217,7 @@ impl Monitor {
 
     fn result(&mut self, asked: &Asked, result: &Value, seq: u64, ctx: &Context) {
         let evidence = vec![asked.seq, seq];
+        self.input_declared(asked, result, &evidence);
         let kind = result.get("resultType").and_then(Value::as_str);
         let shown = |k: Option<&str>| {
             k.map_or("no resultType".to_string(), |k| format!("resultType {k:?}"))
@@ -374,6 +376,44 @@ impl Monitor {
             evidence.clone(),
         );
         self.task(params, evidence);
+    }
+
+    /// The `inputRequests` of an answer ask only what the request's client declared it can
+    /// answer (core 2026-07-28, multi round-trip requests).
+    fn input_declared(&mut self, asked: &Asked, result: &Value, evidence: &[u64]) {
+        let Some(requests) = result.get("inputRequests").and_then(Value::as_object) else {
+            return;
+        };
+        let caps = asked
+            .params
+            .pointer("/_meta")
+            .and_then(|m| m.get(super::META_CAPABILITIES))
+            .cloned()
+            .unwrap_or_default();
+        let undeclared: Vec<String> = requests
+            .iter()
+            .filter_map(|(key, r)| {
+                let method = r.get("method").and_then(Value::as_str)?;
+                let needs = match method {
+                    "elicitation/create" => "elicitation",
+                    "sampling/createMessage" => "sampling",
+                    "roots/list" => "roots",
+                    _ => return None,
+                };
+                caps.get(needs)
+                    .is_none()
+                    .then(|| format!("{key:?} is {method}, and the {} request declared no `{needs}`", asked.method))
+            })
+            .collect();
+        self.find(
+            DECLARED_ONLY,
+            undeclared.is_empty(),
+            match undeclared.is_empty() {
+                true => "inputRequests ask only what the client declared".into(),
+                false => format!("inputRequests: {}", undeclared.join("; ")),
+            },
+            evidence.to_vec(),
+        );
     }
 
     /// Task-id guessability over every id the session was handed (the 2025-11-25 estimate:

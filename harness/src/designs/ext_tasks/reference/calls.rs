@@ -38,6 +38,12 @@ impl ExtReference {
             }
         };
         let caps = request_capabilities(params);
+        // a tool that asks an elicitation needs a client that declared it can answer one
+        let elicits = matches!(name, "elicit_input" | "elicit_pair" | "elicit_twice" | "confirm_first");
+        if elicits && caps.get("elicitation").is_none() && !self.has(Fault::ElicitsUndeclared) {
+            return Err(json!({"code": super::MISSING_CAPABILITY, "message": "Missing required client capability",
+                "data": {"requiredCapabilities": {"elicitation": {}}}}));
+        }
         let as_task = declared
             || self.has(Fault::LegacyHonoured) && caps.get("tasks").is_some()
             || self.has(Fault::TaskParamHonoured) && params.get("task").is_some();
@@ -146,6 +152,9 @@ impl ExtReference {
             ))),
             "tool_error" => Ok(
                 json!({"content": [{"type": "text", "text": "tool_error fixture failed as asked"}], "isError": true}),
+            ),
+            "protocol_error" if task.is_empty() && self.has(Fault::PlainErrorResult) => Ok(
+                json!({"content": [{"type": "text", "text": "protocol_error fixture: internal error as asked"}], "isError": true}),
             ),
             "protocol_error" => {
                 let e = error(

@@ -471,9 +471,13 @@ mod tests {
     }
 
     /// Params carrying the per-request `_meta`, declaring the extension or not.
+    /// A request's params, from a client that declares the extension and elicitation, as
+    /// taskcheck's requests do, or nothing.
     fn params(declaring: bool, mut p: Value) -> Value {
         let caps = if declaring {
-            super::super::declaring()
+            let mut caps = super::super::declaring();
+            caps["elicitation"] = json!({});
+            caps
         } else {
             json!({})
         };
