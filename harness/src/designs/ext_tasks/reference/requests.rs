@@ -100,11 +100,16 @@ impl ExtReference {
                 false => Err(self.unknown(&task_id, None)),
             };
         };
-        let responses = params
-            .get("inputResponses")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
+        let responses = match params.get("inputResponses").and_then(Value::as_object) {
+            Some(r) => r.clone(),
+            None if self.has(Fault::UpdateAcceptsMalformed) => Default::default(),
+            None => {
+                return Err(error(
+                    code::INVALID_PARAMS,
+                    "inputResponses must be an object of responses by key",
+                ))
+            }
+        };
         let stray = responses.keys().find(|k| !task.asking.contains_key(*k));
         if let Some(k) = stray.filter(|_| self.has(Fault::UpdateRejectsUnknownKey)) {
             return Err(error(
