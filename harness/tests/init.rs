@@ -278,11 +278,6 @@ fn a_server_with_only_a_required_fixed_duration_tool_is_judged_on_what_its_tools
         "{}",
         doc["toolsCalled"]
     );
-    assert!(
-        text(&out).contains("tools called: echo_text ×"),
-        "{}",
-        text(&out)
-    );
 }
 
 /// The extension's reference minting its own input-request keys (`<taskId>:<hex>`, as an
@@ -305,6 +300,6 @@ fn an_extension_server_with_its_own_input_keys_is_judged_from_init_alone() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let doc = report(&dir);
     assert_eq!(doc["totals"]["failed"], 0, "{}", doc["totals"]);
-    assert_eq!(doc["judged"]["rules"], 44, "{}", doc["judged"]);
+    assert_eq!(doc["judged"]["rules"], 48, "{}", doc["judged"]);
     assert_eq!(doc["judged"]["untestable"], 0, "{}", doc["judged"]);
 }
