@@ -477,7 +477,7 @@ impl Monitor {
                 if !crate::wire::says_task_not_found(method, error) {
                     return;
                 }
-                if ttl.is_some_and(|ttl| e.t_ms >= sent + ttl) {
+                if ttl.is_some_and(|ttl| e.t_ms >= sent.saturating_add(ttl)) {
                     return;
                 }
                 let ttl = ttl.map_or("null (unlimited)".to_string(), |t| format!("{t} ms"));
@@ -486,7 +486,7 @@ impl Monitor {
                     format!(
                         "{method} of {id} answered {} {} ms after the request that created it was sent; its smallest ttlMs was {ttl}",
                         crate::matcher::short(error),
-                        e.t_ms - sent
+                        e.t_ms.saturating_sub(sent)
                     ),
                 )
             }
