@@ -4,6 +4,8 @@
 //! plays a role but that does something else is no evidence the role's checks could use.
 
 use crate::fixtures::Mapping;
+use crate::session::{Reply, RequestError};
+use crate::wire::Outcome;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -53,6 +55,22 @@ impl Observed {
         }
         out
     }
+}
+
+/// The least and most time between two polls of a watched task, whatever interval the
+/// server suggests.
+const POLL_MS: (u64, u64) = (20, 500);
+
+/// Waits as long as a Task's `key` (`pollInterval`, `pollIntervalMs`) suggests, within
+/// [`POLL_MS`] (100 ms when it suggests nothing).
+pub async fn pause(task: &Value, key: &str) {
+    let poll = task.get(key).and_then(Value::as_u64).unwrap_or(100);
+    tokio::time::sleep(Duration::from_millis(poll.clamp(POLL_MS.0, POLL_MS.1))).await;
+}
+
+/// The outcome of a watching request, or why none came.
+pub fn outcome(reply: Result<Reply, RequestError>, method: &str) -> Result<Outcome, String> {
+    Ok(reply.map_err(|e| format!("{method}: {e}"))?.outcome)
 }
 
 /// The roles a call as a task can confirm; the others (plain calls) are not calibrated.

@@ -4,14 +4,11 @@
 //! from `inputRequests`, and the task cancelled).
 
 use super::monitor::is_terminal;
-use crate::calibration::Observed;
-use crate::session::{Reply, RequestError, Session};
+use crate::calibration::{outcome, pause, Observed};
+use crate::session::Session;
 use crate::wire::Outcome;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-
-/// The least and most time between two polls, whatever `pollIntervalMs` the server suggests.
-const POLL_MS: (u64, u64) = (20, 500);
 
 /// What the call `call` (a `tools/call`'s params) does.
 pub async fn observe_task(
@@ -21,7 +18,7 @@ pub async fn observe_task(
 ) -> Result<Observed, String> {
     let start = Instant::now();
     let mut seen = Observed::default();
-    let created = match reply(session.request("tools/call", call, limit).await, "tools/call")? {
+    let created = match outcome(session.request("tools/call", call, limit).await, "tools/call")? {
         Outcome::Result(r) => r,
         Outcome::Error(e) => {
             seen.status = "failed".into();
@@ -45,7 +42,7 @@ pub async fn observe_task(
         if start.elapsed() > limit {
             return Err(format!("still not done after {} ms", limit.as_millis()));
         }
-        let task = match reply(
+        let task = match outcome(
             session.request("tasks/get", json!({"taskId": id}), limit).await,
             "tasks/get",
         )? {
@@ -61,8 +58,7 @@ pub async fn observe_task(
         if seen.status == "input_required" || is_terminal(&seen.status) {
             break;
         }
-        let poll = task.get("pollIntervalMs").and_then(Value::as_u64).unwrap_or(100);
-        tokio::time::sleep(Duration::from_millis(poll.clamp(POLL_MS.0, POLL_MS.1))).await;
+        pause(&task, "pollIntervalMs").await;
     }
     seen.took = start.elapsed();
     if seen.status == "input_required" {
@@ -86,9 +82,4 @@ fn read(seen: &mut Observed, shown: &Value) {
         .filter_map(|r| r.get("method").and_then(Value::as_str))
         .map(str::to_string)
         .collect();
-}
-
-/// The outcome of a request, or why none came.
-fn reply(reply: Result<Reply, RequestError>, method: &str) -> Result<Outcome, String> {
-    Ok(reply.map_err(|e| format!("{method}: {e}"))?.outcome)
 }

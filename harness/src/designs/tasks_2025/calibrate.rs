@@ -3,15 +3,12 @@
 //! `pollInterval` until it ends (its result read) or asks for input (what it asked is
 //! recorded, answered with `cancel` where it is an elicitation, and the task cancelled).
 
-use crate::calibration::Observed;
+use crate::calibration::{outcome, pause, Observed};
 use crate::session::{Inbox, Reply, RequestError, Session};
 use crate::wire::Outcome;
 use futures::FutureExt;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-
-/// The least and most time between two polls, whatever `pollInterval` the server suggests.
-const POLL_MS: (u64, u64) = (20, 500);
 
 /// The progress token of a watched call.
 const TOKEN: &str = "taskcheck-calibration";
@@ -52,10 +49,7 @@ pub async fn observe_task(
             .unwrap_or_default()
             .to_string();
         match seen.status.as_str() {
-            "working" => {
-                let poll = task.get("pollInterval").and_then(Value::as_u64).unwrap_or(100);
-                tokio::time::sleep(Duration::from_millis(poll.clamp(POLL_MS.0, POLL_MS.1))).await;
-            }
+            "working" => pause(&task, "pollInterval").await,
             "input_required" => {
                 seen.took = start.elapsed();
                 seen.asked = asked_for_input(session, &id, limit).await;
@@ -63,16 +57,10 @@ pub async fn observe_task(
             }
             _ => {
                 seen.took = start.elapsed();
-                match session.request("tasks/result", json!({"taskId": id}), limit).await {
-                    Ok(Reply {
-                        outcome: Outcome::Result(result),
-                        ..
-                    }) => seen.is_error = result.get("isError").and_then(Value::as_bool),
-                    Ok(Reply {
-                        outcome: Outcome::Error(e),
-                        ..
-                    }) => seen.error = Some(e),
-                    Err(e) => return Err(format!("tasks/result: {e}")),
+                let asked = session.request("tasks/result", json!({"taskId": id}), limit);
+                match outcome(asked.await, "tasks/result")? {
+                    Outcome::Result(r) => seen.is_error = r.get("isError").and_then(Value::as_bool),
+                    Outcome::Error(e) => seen.error = Some(e),
                 }
                 break;
             }
@@ -117,8 +105,8 @@ async fn asked_for_input(session: &Session, id: &Value, wait: Duration) -> Vec<S
 
 /// The result of a request, or what came instead.
 fn result_of(reply: Result<Reply, RequestError>, method: &str) -> Result<Value, String> {
-    match reply.map_err(|e| format!("{method}: {e}"))?.outcome {
+    match outcome(reply, method)? {
         Outcome::Result(v) => Ok(v),
-        Outcome::Error(e) => Err(format!("{method} answered error {}", e)),
+        Outcome::Error(e) => Err(format!("{method} answered error {e}")),
     }
 }
