@@ -1,0 +1,163 @@
+//! docs/ext-tasks.md's statement table stays true: every rule it names exists and judges the
+//! side the statement is asked of, every rule from the extension's own text is named, and
+//! (with the spec texts beside the checkout) every line of the text with a requirement
+//! keyword has a row.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use mcp_taskcheck::spec::{self, Actor};
+
+/// One row of the table: where the statement is, whether it is prose, who it asks, what judges it.
+struct Row {
+    file: String,
+    line: usize,
+    prose: bool,
+    of: String,
+    rules: Vec<String>,
+    judged_by: String,
+}
+
+fn rows() -> Vec<Row> {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ext-tasks.md"),
+    )
+    .unwrap();
+    let table = page
+        .split("<!-- statements -->")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- /statements -->").next())
+        .expect("docs/ext-tasks.md holds the statement table between its markers");
+    table
+        .lines()
+        .filter(|l| l.starts_with('|') && !l.starts_with("|---") && !l.starts_with("| text "))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            assert_eq!(cells.len(), 4, "a row has four cells: {l}");
+            let prose = cells[0].ends_with("*(prose)*");
+            let place = cells[0].trim_end_matches("*(prose)*").trim();
+            let (file, line) = place
+                .split_once(':')
+                .unwrap_or_else(|| panic!("`{place}` is FILE:LINE"));
+            assert!(
+                file == "tasks.md" || file == "SEP",
+                "unknown text {file} in {l}"
+            );
+            let rules = cells[3]
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(String::from)
+                .collect::<Vec<_>>();
+            Row {
+                file: file.to_string(),
+                line: line.parse().unwrap_or_else(|_| panic!("line of {l}")),
+                prose,
+                of: cells[2].to_string(),
+                rules,
+                judged_by: cells[3].to_string(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn every_named_rule_exists_and_judges_the_side_asked() {
+    let rows = rows();
+    assert!(rows.len() > 90, "the table lost rows: {}", rows.len());
+    for row in &rows {
+        assert!(
+            !row.rules.is_empty() || row.judged_by.starts_with("none"),
+            "{}:{} names no rule and does not say why: {}",
+            row.file,
+            row.line,
+            row.judged_by
+        );
+        for id in &row.rules {
+            let rule = spec::catalogue()
+                .iter()
+                .find(|r| &r.id == id)
+                .unwrap_or_else(|| panic!("{}:{} names unknown rule {id}", row.file, row.line));
+            let asked = match row.of.as_str() {
+                "server" => Actor::Receiver,
+                "client" => Actor::Requestor,
+                "both" => rule.actor,
+                other => panic!("{}:{} names {id} for `{other}`", row.file, row.line),
+            };
+            assert_eq!(
+                rule.actor, asked,
+                "{}:{}: {id} judges the other side",
+                row.file, row.line
+            );
+        }
+    }
+}
+
+#[test]
+fn every_rule_from_the_extension_text_has_a_row() {
+    let named: BTreeSet<String> = rows().into_iter().flat_map(|r| r.rules).collect();
+    let missing: Vec<&str> = spec::catalogue()
+        .iter()
+        .filter(|r| r.id.starts_with("ext-tasks.") && r.url.is_none())
+        .map(|r| r.id.as_str())
+        .filter(|id| !named.contains(*id))
+        .collect();
+    assert!(missing.is_empty(), "rules with no row: {missing:?}");
+}
+
+/// The lines of a text holding a requirement keyword (RFC 2119, upper case).
+fn keyword_lines(text: &str) -> Vec<(usize, &str)> {
+    const KEYWORDS: [&str; 6] = ["MUST", "SHOULD", "MAY", "REQUIRED", "RECOMMENDED", "SHALL"];
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.split(|c: char| !c.is_ascii_alphabetic() && c != '_')
+                .any(|w| KEYWORDS.contains(&w))
+        })
+        .map(|(i, l)| (i + 1, l))
+        .collect()
+}
+
+/// The opening of a line, to tell the SEP's repetitions of tasks.md from its own statements.
+fn opening(line: &str) -> String {
+    line.trim().trim_start_matches('>').trim().chars().take(60).collect()
+}
+
+#[test]
+#[cfg_attr(
+    not(spec_texts),
+    ignore = "needs the MCP spec texts: put shared/ beside the checkout or set TASKCHECK_SPEC_DIR"
+)]
+fn every_keyword_line_of_the_extension_text_has_a_row() {
+    let dir = Path::new(env!("TASKCHECK_SPEC_DIR")).join("ext-tasks");
+    let tasks = std::fs::read_to_string(dir.join("tasks.md")).unwrap();
+    let sep = std::fs::read_to_string(dir.join("2663-tasks-extension.md")).unwrap();
+    let repeated: BTreeSet<String> = tasks.lines().map(opening).collect();
+    let wanted = |file: &str| -> BTreeSet<usize> {
+        match file {
+            "tasks.md" => keyword_lines(&tasks).into_iter().map(|(n, _)| n).collect(),
+            _ => keyword_lines(&sep)
+                .into_iter()
+                .filter(|(_, l)| !repeated.contains(&opening(l)))
+                .map(|(n, _)| n)
+                .collect(),
+        }
+    };
+    let rows = rows();
+    for file in ["tasks.md", "SEP"] {
+        let wanted = wanted(file);
+        let listed: BTreeSet<usize> = rows
+            .iter()
+            .filter(|r| r.file == file && !r.prose)
+            .map(|r| r.line)
+            .collect();
+        let unlisted: Vec<_> = wanted.difference(&listed).collect();
+        let stale: Vec<_> = listed.difference(&wanted).collect();
+        assert!(
+            unlisted.is_empty() && stale.is_empty(),
+            "{file}: keyword lines with no row {unlisted:?}; rows on no keyword line {stale:?}"
+        );
+    }
+    assert_eq!(wanted("tasks.md").len(), 51, "tasks.md changed: read it again");
+    assert_eq!(wanted("SEP").len(), 8, "the SEP changed: read it again");
+}
