@@ -487,6 +487,7 @@ fn judge_session(
         &roots::Facts {
             because: &judgement.because,
             vanished: &judgement.vanished,
+            expired: &judgement.expired,
             sent_by: &Default::default(),
             trace: &trace,
         },

@@ -123,6 +123,31 @@ fn every_legal_variant_passes_over_stdio_and_http() {
 }
 
 #[test]
+fn a_task_discarded_once_its_ttl_elapsed_leaves_what_it_held_untestable_not_failed() {
+    // short-ttl discards every task 100 ms after its creation, before most work ends
+    let (code, out, doc) = run(
+        &format!("{} --variant short-ttl", ext_reference(&[])),
+        &[
+            "--profile",
+            "ext-tasks",
+            "--scenario",
+            "ext-tool-error-completes",
+        ],
+        "ext-short-ttl-expired",
+    );
+    assert_eq!(code, 0, "{out}");
+    let untestable = rules_with(&doc, &["untestable"]);
+    assert!(
+        untestable.contains(&"ext-tasks.failed.only-jsonrpc".to_string()),
+        "{out}"
+    );
+    assert!(
+        out.contains("past its ttlMs of 100 ms"),
+        "the reason is said:\n{out}"
+    );
+}
+
+#[test]
 fn the_profile_is_detected_and_said() {
     let out = taskcheck(&[
         "run",

@@ -19,10 +19,9 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let page = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ext-tasks.md"),
-    )
-    .unwrap();
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ext-tasks.md"))
+            .unwrap();
     let table = page
         .split("<!-- statements -->")
         .nth(1)
@@ -120,7 +119,12 @@ fn keyword_lines(text: &str) -> Vec<(usize, &str)> {
 
 /// The opening of a line, to tell the SEP's repetitions of tasks.md from its own statements.
 fn opening(line: &str) -> String {
-    line.trim().trim_start_matches('>').trim().chars().take(60).collect()
+    line.trim()
+        .trim_start_matches('>')
+        .trim()
+        .chars()
+        .take(60)
+        .collect()
 }
 
 #[test]
@@ -158,6 +162,10 @@ fn every_keyword_line_of_the_extension_text_has_a_row() {
             "{file}: keyword lines with no row {unlisted:?}; rows on no keyword line {stale:?}"
         );
     }
-    assert_eq!(wanted("tasks.md").len(), 51, "tasks.md changed: read it again");
+    assert_eq!(
+        wanted("tasks.md").len(),
+        51,
+        "tasks.md changed: read it again"
+    );
     assert_eq!(wanted("SEP").len(), 8, "the SEP changed: read it again");
 }

@@ -34,6 +34,9 @@ pub struct Judgement {
     /// or was not there yet after its creation), each with the answer that first showed it
     /// missing and the rule that breaks: whatever they break follows from that.
     pub vanished: BTreeMap<u64, (u64, &'static str)>,
+    /// Answers that said a task does not exist once its ttl had elapsed on taskcheck's clock,
+    /// each with why: the receiver may have discarded it, so what they break is untestable.
+    pub expired: BTreeMap<u64, String>,
 }
 
 /// Whether a dotted path (`tasks.requests.tools.call`) exists in a capabilities object.

@@ -395,6 +395,7 @@ pub async fn run_scenario<C: Connect>(
     run.checks = std::mem::take(&mut state.checks);
     let mut because = Vec::new();
     let mut vanished = Default::default();
+    let mut expired = Default::default();
     if let Some(server) = &run.server {
         let judgement = scenario.profile.judge(
             &run.trace,
@@ -409,6 +410,7 @@ pub async fn run_scenario<C: Connect>(
         because.extend(judgement.because);
         run.checks.extend(judgement.checks);
         vanished = judgement.vanished;
+        expired = judgement.expired;
         if let Some(first) = judgement.harness_errors.first() {
             run.error = Some(format!("{}: {}", first.rule, first.message));
         }
@@ -459,6 +461,7 @@ pub async fn run_scenario<C: Connect>(
         &roots::Facts {
             because: &because,
             vanished: &vanished,
+            expired: &expired,
             sent_by: &state.sent_by,
             trace: &run.trace,
         },

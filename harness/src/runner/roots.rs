@@ -10,6 +10,8 @@
 //!   it does not exist (the monitors' `vanished`).
 //!
 //! A consequence needs its root to be a failure of this scenario; without one it stays a failure.
+//! A failure judged on an answer about a task whose ttl had elapsed is no failure at all: the
+//! receiver may have discarded the task (the monitors' `expired`), so it is untestable.
 
 use crate::scenario::Scenario;
 use crate::trace::{Direction, Entry};
@@ -24,6 +26,9 @@ pub struct Facts<'a> {
     /// Answers about a missing task, with the answer that first showed it missing and the
     /// rule its absence breaks.
     pub vanished: &'a BTreeMap<u64, (u64, &'static str)>,
+    /// Answers about a task whose ttl had elapsed, each with why: what they break is
+    /// untestable (the receiver may have discarded the task).
+    pub expired: &'a BTreeMap<u64, String>,
     /// The step that sent each request (or took each receiver message), by trace number.
     pub sent_by: &'a BTreeMap<u64, String>,
     pub trace: &'a [Entry],
@@ -46,6 +51,11 @@ pub fn attribute(
         .map(|mut c| {
             if c.step.is_none() {
                 c.step = c.evidence.iter().rev().find_map(|seq| step_of.label(*seq));
+            }
+            let expired = c.evidence.iter().find_map(|seq| facts.expired.get(seq));
+            if let (true, Some(why)) = (c.broke(), expired) {
+                c.verdict = Verdict::Untestable;
+                c.message = format!("{}; not judged: {why}", c.message);
             }
             c
         })

@@ -105,6 +105,8 @@ struct Monitor {
     streams: HashMap<String, bool>,
     /// The first rule each message failed, so its schema violation shows as a consequence.
     failed_at: HashMap<u64, &'static str>,
+    /// Answers that did not find a task once its ttlMs had elapsed, each with why.
+    expired: BTreeMap<u64, String>,
 }
 
 /// Judges a run's trace by the extension's monitors.
@@ -120,6 +122,7 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
         because,
         harness_errors: Vec::new(),
         vanished: m.vanished,
+        expired: m.expired,
     }
 }
 
@@ -456,6 +459,18 @@ impl Monitor {
         if seen.created.is_none_or(|c| c > asked.seq) || seen.creator != asked.peer {
             return;
         }
+        // past its ttlMs (taskcheck's clock, which starts before the server's) the task may
+        // be gone, as the text allows: nothing judged on this answer is a failure
+        if let (Some(sent), Some(Some(ttl))) = (seen.sent_ms, seen.ttl) {
+            if e.t_ms >= sent.saturating_add(ttl) {
+                let why = format!(
+                    "{method} of {id} was answered {} ms after the request that created the task was sent, past its ttlMs of {ttl} ms: the server may have discarded it, as the text allows",
+                    e.t_ms.saturating_sub(sent)
+                );
+                self.expired.insert(seq, why);
+                return;
+            }
+        }
         let created = seen.created.unwrap_or_default();
         let (rule, message) = match seen.found {
             false => (
@@ -475,9 +490,6 @@ impl Monitor {
                 };
                 // -32602 alone refuses a tasks/update or tasks/cancel for other reasons too
                 if !crate::wire::says_task_not_found(method, error) {
-                    return;
-                }
-                if ttl.is_some_and(|ttl| e.t_ms >= sent.saturating_add(ttl)) {
                     return;
                 }
                 let ttl = ttl.map_or("null (unlimited)".to_string(), |t| format!("{t} ms"));
@@ -707,7 +719,7 @@ mod tests {
 
     /// A session in which task `t` (ttlMs 1000) is created by a request sent at 0 ms, found,
     /// perhaps cancelled at 150 ms, and at `at_ms` not found.
-    fn expiry(at_ms: u64, cancelled: bool) -> Vec<Verdict> {
+    fn expiry(at_ms: u64, cancelled: bool) -> Judgement {
         let task = json!({"taskId": "t", "status": "working", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1000, "resultType": "task"});
         let found = json!({"taskId": "t", "status": "completed", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1000, "resultType": "complete", "result": {"content": []}});
         let request = |id: u64, method: &str, params: Value| {
@@ -738,7 +750,10 @@ mod tests {
             authorization: false,
         };
         judge(&entries, &ctx)
-            .checks
+    }
+
+    fn early(j: &Judgement) -> Vec<Verdict> {
+        j.checks
             .iter()
             .filter(|c| c.rule == EARLY)
             .map(|c| c.verdict)
@@ -747,9 +762,14 @@ mod tests {
 
     #[test]
     fn a_task_discarded_before_its_ttl_expired_early_and_after_it_did_not() {
-        assert!(expiry(500, false).contains(&Verdict::Fail));
-        assert!(!expiry(1100, false).contains(&Verdict::Fail));
+        let before = expiry(500, false);
+        assert!(early(&before).contains(&Verdict::Fail));
+        assert!(before.expired.is_empty());
+        // after its ttl the answer is one nothing can be judged on (the task may be gone)
+        let after = expiry(1100, false);
+        assert!(!early(&after).contains(&Verdict::Fail));
+        assert_eq!(after.expired.keys().copied().collect::<Vec<_>>(), vec![6]);
         // a cancelled task may go at once
-        assert!(!expiry(500, true).contains(&Verdict::Fail));
+        assert!(!early(&expiry(500, true)).contains(&Verdict::Fail));
     }
 }

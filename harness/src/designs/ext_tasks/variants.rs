@@ -12,6 +12,7 @@ pub enum Variant {
     CancelIgnored,
     LazyUpdate,
     UnlimitedTtl,
+    ShortTtl,
     NoPollInterval,
     StatusMessageAlways,
     ExtraMeta,
@@ -44,6 +45,11 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: UnlimitedTtl,
         name: "unlimited-ttl",
         description: "every task has `ttlMs: null`",
+    },
+    VariantInfo {
+        variant: ShortTtl,
+        name: "short-ttl",
+        description: "every task has `ttlMs: 100` and is discarded (not found, -32602) once 100 ms have passed since it was created, whatever its status, as the text allows",
     },
     VariantInfo {
         variant: NoPollInterval,

@@ -130,6 +130,7 @@ impl Design for Probe {
             checks,
             harness_errors: Vec::new(),
             vanished: Default::default(),
+            expired: Default::default(),
         }
     }
 

@@ -104,6 +104,7 @@ impl ExtReference {
             status: "working",
             status_message: None,
             created_at: created.clone(),
+            born: std::time::Instant::now(),
             updated_at: created,
             outcome: None,
             asking: BTreeMap::new(),

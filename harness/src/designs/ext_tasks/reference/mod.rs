@@ -74,6 +74,8 @@ enum View {
 const LISTEN: &str = "subscriptions/listen";
 /// How long a task lives, in ms.
 const TTL_MS: u64 = 60_000;
+/// How long a task lives under the short-ttl variant, in ms.
+const SHORT_TTL_MS: u64 = 100;
 /// How long a client may cache server/discover and tools/list, in ms: not at all, as faults
 /// and variants change them from run to run.
 const CACHE_TTL_MS: u64 = 0;
@@ -85,6 +87,9 @@ struct Task {
     status: &'static str,
     status_message: Option<String>,
     created_at: String,
+    /// When it was created, on the reference's clock (the short-ttl variant discards it
+    /// once its ttl has elapsed since).
+    born: std::time::Instant,
     updated_at: String,
     /// The outcome once terminal: a result or a JSON-RPC error.
     outcome: Option<Result<Value, Value>>,
@@ -224,8 +229,24 @@ impl ExtReference {
         self.faults.is(variant)
     }
 
+    /// The tasks, less those whose ttl has elapsed (discarded, as the text allows, under the
+    /// short-ttl variant).
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Task>> {
-        self.tasks.lock().unwrap_or_else(|p| p.into_inner())
+        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        if self.is(Variant::ShortTtl) {
+            let ttl = std::time::Duration::from_millis(SHORT_TTL_MS);
+            tasks.retain(|_, t| t.born.elapsed() < ttl);
+        }
+        tasks
+    }
+
+    /// The `ttlMs` every task is shown with.
+    fn ttl_ms(&self) -> Value {
+        match (self.is(Variant::UnlimitedTtl), self.is(Variant::ShortTtl)) {
+            (true, _) => Value::Null,
+            (false, true) => json!(SHORT_TTL_MS),
+            (false, false) => json!(TTL_MS),
+        }
     }
 
     /// Whether a request opens a notification stream (its transport serves it with `listen`):

@@ -113,10 +113,7 @@ impl ExtReference {
         if !self.is(Variant::NoPollInterval) {
             out["pollIntervalMs"] = json!(POLL_MS);
         }
-        let ttl = match self.is(Variant::UnlimitedTtl) {
-            true => Value::Null,
-            false => json!(TTL_MS),
-        };
+        let ttl = self.ttl_ms();
         match self.has(Fault::TtlNotTtlMs) {
             true => out["ttl"] = ttl,
             false => out["ttlMs"] = ttl,

@@ -35,6 +35,8 @@ pub struct Expiry {
     /// Not-found answers about a task that vanished early, each with the answer that first
     /// showed it gone.
     vanished_answers: BTreeMap<u64, u64>,
+    /// Not-found answers about a task once its ttl had elapsed, each with why.
+    expired_answers: BTreeMap<u64, String>,
 }
 
 impl Expiry {
@@ -109,6 +111,13 @@ impl Expiry {
         // t_ms are whole milliseconds: keep one of margin so rounding never accuses
         let before_expiry = earliest_expiry.is_none_or(|e| answered_ms + 1 < e);
         if !before_expiry {
+            if let (false, None, Some(ttl)) = (found, k.vanished, k.ttl_ms) {
+                let why = format!(
+                    "{method} of task {id:?} was answered {} ms after the request that created it was sent, past its ttl of {ttl} ms: the receiver may have deleted it, as the text allows",
+                    answered_ms.saturating_sub(k.created_sent_ms)
+                );
+                self.expired_answers.insert(answer, why);
+            }
             return None;
         }
         let ttl = k
@@ -135,9 +144,9 @@ impl Expiry {
     }
 
     /// Not-found answers about tasks that vanished early, each with the answer that first
-    /// showed its task gone.
-    pub fn vanished_answers(self) -> BTreeMap<u64, u64> {
-        self.vanished_answers
+    /// showed its task gone; and those about tasks whose ttl had elapsed, each with why.
+    pub fn answers(self) -> (BTreeMap<u64, u64>, BTreeMap<u64, String>) {
+        (self.vanished_answers, self.expired_answers)
     }
 }
 
@@ -195,11 +204,20 @@ mod tests {
             e.lookup(get, "zzz", "a", false, 1, vec![9]).is_none(),
             "unknown task"
         );
-        let vanished: Vec<(u64, u64)> = e.vanished_answers().into_iter().collect();
+        e.created("d", "a", 0);
+        e.ttl_reported("d", Some(100));
+        assert!(
+            e.lookup(get, "d", "a", false, 150, vec![10]).is_none(),
+            "ttl elapsed"
+        );
+        let (vanished, expired) = e.answers();
+        let vanished: Vec<(u64, u64)> = vanished.into_iter().collect();
         assert_eq!(
             vanished,
             vec![(3, 3), (5, 3), (7, 7)],
             "later answers follow the first"
         );
+        // gone after its ttl: untestable, unless it had vanished early already
+        assert_eq!(expired.keys().copied().collect::<Vec<_>>(), vec![10]);
     }
 }

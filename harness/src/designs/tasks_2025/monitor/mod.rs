@@ -157,16 +157,16 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
             );
         }
     }
+    let (vanished, expired) = m.expiry.answers();
     Judgement {
         checks,
         because,
         harness_errors: m.conduct.errors(),
-        vanished: m
-            .expiry
-            .vanished_answers()
+        vanished: vanished
             .into_iter()
             .map(|(answer, first)| (answer, (first, EARLY_EXPIRY)))
             .collect(),
+        expired,
     }
 }
 
