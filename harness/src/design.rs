@@ -13,6 +13,7 @@ use crate::trace::Entry;
 use crate::transport::http::HttpConnector;
 use crate::transport::stdio::StdioConnector;
 use crate::transport::ReceiverKind;
+use crate::verdict::Check;
 use futures::future::BoxFuture;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -205,6 +206,23 @@ pub trait Design: Sync + Send + 'static {
         Box::pin(std::future::ready(Err(why)))
     }
 
+    /// The folder of its requestor scenarios (`scenarios/<design>/requestor`), if it judges
+    /// requestors (`taskcheck requestor`).
+    fn requestor_folder(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The requestor rules `judge_requestor` judges.
+    fn requestor_rules(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    /// Judges a requestor by its recorded conversation with the reference receiver (the
+    /// requestor's messages `out`): a check per requestor rule its messages exercised.
+    fn judge_requestor(&self, _entries: &[Entry]) -> Vec<Check> {
+        Vec::new()
+    }
+
     /// The faults of the design's reference receiver.
     fn faults(&self) -> Vec<FaultEntry>;
 
@@ -264,6 +282,8 @@ pub struct ServeOptions {
     pub http: Option<std::net::SocketAddr>,
     pub json_response: bool,
     pub hostile: Option<String>,
+    /// `--record FILE`: write the conversation down as a trace (stdio).
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// Why the reference receiver did not serve to the end.
@@ -291,12 +311,30 @@ pub trait ReferenceReceiver: Sync + Send + 'static {
     fn client(&self) -> Option<&'static dyn ReferenceClient> {
         None
     }
+    /// The same design's reference requestor, where it has one.
+    fn requestor(&self) -> Option<&'static dyn ReferenceRequestor> {
+        None
+    }
 }
 
 /// The server a reference client connects to.
 pub enum ClientServer {
     Http(Box<HttpConnector>),
     Stdio(StdioConnector),
+}
+
+/// A design's reference requestor (`taskcheck reference-requestor`): does what a requestor
+/// scenario asks (`TASKCHECK_REQUEST`) of the stdio server it is given, with its faults.
+pub trait ReferenceRequestor: Sync + Send + 'static {
+    /// Its faults.
+    fn faults(&self) -> Vec<FaultEntry>;
+    /// Starts the server (`command`, for /bin/sh) and does what `ask` says.
+    fn run(
+        &self,
+        command: String,
+        ask: Value,
+        faults: Vec<String>,
+    ) -> BoxFuture<'static, Result<(), NotServed>>;
 }
 
 /// A design's reference client (`taskcheck reference-client`), with its faults.

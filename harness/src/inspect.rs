@@ -36,6 +36,12 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
     if [crate::runner::SURVIVES_RULE, crate::runner::STDOUT_RULE].contains(&rule) {
         out.push("every scenario".into());
     }
+    out.extend(
+        crate::requestor::builtin()
+            .into_iter()
+            .filter(|s| s.rules.iter().any(|r| r == rule))
+            .map(|s| s.id),
+    );
     out
 }
 
@@ -152,8 +158,18 @@ pub fn faults_of(rule: &str) -> Vec<&'static str> {
     Profile::ALL
         .iter()
         .flat_map(|p| p.faults())
+        .chain(requestor_faults())
         .filter(|f| f.rules.contains(&rule))
         .map(|f| f.name)
+        .collect()
+}
+
+/// The faults of every design's reference requestor.
+fn requestor_faults() -> Vec<FaultEntry> {
+    Profile::ALL
+        .iter()
+        .filter_map(|p| p.reference_requestor())
+        .flat_map(|r| r.faults())
         .collect()
 }
 

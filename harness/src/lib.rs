@@ -21,6 +21,7 @@ pub mod project;
 pub mod proposal;
 pub mod reference;
 pub mod report;
+pub mod requestor;
 pub mod runner;
 pub mod scenario;
 pub mod schema;

@@ -32,6 +32,13 @@ enum Command {
     /// The reference client: a correct client-side task receiver (and its faults). Give the
     /// server as a URL (Streamable HTTP) or as the command that starts it (stdio).
     ReferenceClient(cli::client::ReferenceClientArgs),
+    /// Test an MCP client as a requestor of tasks: taskcheck's reference receiver plays its
+    /// stdio server, the client is started for every requestor scenario with what to do in
+    /// TASKCHECK_REQUEST, and every message it sends is judged by the requestor rules.
+    Requestor(Box<cli::requestor::RequestorArgs>),
+    /// The reference requestor: does what TASKCHECK_REQUEST asks of the stdio server given
+    /// after the options, as a requestor should (and its faults).
+    ReferenceRequestor(cli::requestor::ReferenceRequestorArgs),
     /// The stdio server command `taskcheck client --stdio` gives a client: relays stdin and
     /// stdout to the running taskcheck.
     Serve(cli::client::ServeArgs),
@@ -101,6 +108,8 @@ async fn dispatch(cli: Cli) -> i32 {
         Command::Client(args) => cli::client::run(*args).await,
         Command::ReferenceClient(args) => cli::client::reference_client(args).await,
         Command::Serve(args) => cli::client::serve(args).await,
+        Command::Requestor(args) => cli::requestor::run(*args).await,
+        Command::ReferenceRequestor(args) => cli::requestor::reference_requestor(args).await,
         Command::Reference(args) => cli::reference::run(*args).await,
         Command::Load(args) => cli::load::run(*args).await,
         Command::Explore(args) => cli::explore::run(*args).await,

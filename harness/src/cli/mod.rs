@@ -14,6 +14,7 @@ pub mod inspect;
 pub mod load;
 mod output;
 pub mod reference;
+pub mod requestor;
 pub mod run;
 
 use args::{JudgeArgs, LibraryArgs, ReportArgs, SelectArgs};

@@ -43,6 +43,10 @@ pub struct ReferenceArgs {
     /// List the legal variants.
     #[arg(long)]
     pub list_variants: bool,
+    /// Write the conversation to this file as a trace (JSON lines, the requestor's messages
+    /// `out`), a line at a time: what `taskcheck requestor` judges a client by (stdio).
+    #[arg(long, value_name = "FILE", conflicts_with = "http")]
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// Serves the reference receiver until its input ends (stdio) or Ctrl-C (HTTP).
@@ -67,6 +71,7 @@ pub async fn run(args: ReferenceArgs) -> i32 {
         http: args.http,
         json_response: args.json_response,
         hostile: args.hostile,
+        record: args.record,
     };
     match reference.serve(options).await {
         Ok(()) => exit::CONFORMANT,

@@ -67,6 +67,11 @@ impl Profile {
         ALL.iter().filter_map(|p| p.reference().client())
     }
 
+    /// The reference requestor of this design, where it has one.
+    pub fn reference_requestor(self) -> Option<&'static dyn crate::design::ReferenceRequestor> {
+        self.reference().requestor()
+    }
+
     /// The profile whose catalogue holds a rule (the default for a rule of none).
     pub fn of_rule(id: &str) -> Profile {
         crate::spec::rule(id)

@@ -5,6 +5,7 @@
 pub mod faults;
 pub mod hostile;
 pub mod http_hostile;
+pub mod record;
 pub mod variants;
 
 use crate::wire::{self, code, Message};
@@ -74,22 +75,28 @@ pub fn decode_error(raw: &[u8], e: &wire::DecodeError, codes: DecodeCodes) -> Va
 }
 
 /// Serves a receiver `make` builds from `state` on stdin/stdout until stdin closes; `hostile`
-/// breaks the transport on purpose.
+/// breaks the transport on purpose; `record` writes the conversation down.
 pub async fn serve_stdio_with<R: Receives, S>(
     state: S,
     hostile: Option<Hostile>,
+    record: Option<record::Recorder>,
     make: impl FnOnce(S, mpsc::UnboundedSender<Value>) -> Arc<R>,
 ) -> std::io::Result<()> {
+    let record = record.map(Arc::new);
     if hostile == Some(Hostile::ExitBeforeInit) {
         std::process::exit(1);
     }
     let (out, mut rx) = mpsc::unbounded_channel::<Value>();
     let server = make(state, out);
     let log_line = server.logs_on_stdout();
+    let recorder = record.clone();
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
         let mut sent = 0;
         while let Some(msg) = rx.recv().await {
+            if let Some(r) = &recorder {
+                r.record(false, &msg);
+            }
             let written = match hostile {
                 Some(mode) => hostile::write(mode, sent, msg, &mut stdout).await,
                 None => {
@@ -114,6 +121,9 @@ pub async fn serve_stdio_with<R: Receives, S>(
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
             continue;
+        }
+        if let (Some(r), Ok(value)) = (&record, serde_json::from_str::<Value>(&line)) {
+            r.record(true, &value);
         }
         match wire::decode(line.as_bytes(), MAX_LINE) {
             Ok((_, message)) => {

@@ -9,6 +9,19 @@ use std::path::Path;
 // harness/scenarios links to the top-level scenarios/, so the packaged crate carries them too
 static BUILTIN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/scenarios");
 
+/// The files of one folder of the library (`scenarios/<folder>`), name and text, in order.
+pub fn builtin_texts(folder: &str) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &'static str)> = BUILTIN
+        .get_dir(folder)
+        .map(|d| d.files().collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|f| Some((f.path().display().to_string(), f.contents_utf8()?)))
+        .collect();
+    out.sort();
+    out
+}
+
 /// A scenario file that cannot be used: file, position and cause.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScenarioError {

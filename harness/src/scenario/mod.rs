@@ -6,4 +6,4 @@ mod library;
 
 pub use document::Scenario;
 pub use format::*;
-pub use library::{builtin, load_dir, parse, print, select, ScenarioError};
+pub use library::{builtin, builtin_texts, load_dir, parse, print, select, ScenarioError};

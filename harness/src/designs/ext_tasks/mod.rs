@@ -243,9 +243,11 @@ impl ReferenceReceiver for Reference {
                 "reference --profile ext-tasks",
             )
             .map_err(NotServed::Usage)?;
+            let record = crate::reference::record::open(options.record.as_deref())
+                .map_err(NotServed::Failed)?;
             let served = match options.http {
                 Some(addr) => http::serve_http(faults, addr).await,
-                None => reference::serve_stdio(faults).await,
+                None => reference::serve_stdio(faults, record).await,
             };
             served.map_err(|e| NotServed::Failed(e.to_string()))
         }

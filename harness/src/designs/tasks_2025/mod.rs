@@ -8,6 +8,7 @@ mod explore;
 pub mod monitor;
 mod load;
 pub mod reference;
+pub mod requestor;
 
 use super::Tasks2025;
 use crate::explore::ops::{Offer, Op, Steps};
@@ -44,6 +45,21 @@ impl Design for Tasks2025 {
 
     fn scenario_folders(&self) -> &'static [&'static str] {
         &["2025-11-25/server", "2025-11-25/client"]
+    }
+
+    fn requestor_folder(&self) -> Option<&'static str> {
+        Some("2025-11-25/requestor")
+    }
+
+    fn requestor_rules(&self) -> Vec<&'static str> {
+        monitor::CONDUCT_RULES
+            .into_iter()
+            .chain(requestor::REQUESTOR_RULES)
+            .collect()
+    }
+
+    fn judge_requestor(&self, entries: &[Entry]) -> Vec<crate::verdict::Check> {
+        requestor::judge(entries)
     }
 
     fn fixture_contract(&self) -> String {

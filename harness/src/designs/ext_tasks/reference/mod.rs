@@ -476,8 +476,11 @@ impl ExtReference {
 }
 
 /// Serves the extension's reference receiver on stdin/stdout until stdin closes.
-pub async fn serve_stdio(faults: Faults) -> std::io::Result<()> {
-    crate::reference::serve_stdio_with(faults, None, ExtReference::new).await
+pub async fn serve_stdio(
+    faults: Faults,
+    record: Option<crate::reference::record::Recorder>,
+) -> std::io::Result<()> {
+    crate::reference::serve_stdio_with(faults, None, record, ExtReference::new).await
 }
 
 #[cfg(test)]

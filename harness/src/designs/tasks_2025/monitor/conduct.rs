@@ -29,6 +29,8 @@ pub struct Conduct<'a> {
     /// Task ids the receiver gave that are not strings: sending them back is its doing.
     foreign_ids: HashSet<String>,
     broken: BTreeMap<&'static str, (String, u64)>,
+    /// The rules some message could have broken, with the first such message.
+    exercised: BTreeMap<&'static str, u64>,
 }
 
 impl<'a> Conduct<'a> {
@@ -40,7 +42,12 @@ impl<'a> Conduct<'a> {
             cursors: HashSet::new(),
             foreign_ids: HashSet::new(),
             broken: BTreeMap::new(),
+            exercised: BTreeMap::new(),
         }
+    }
+
+    fn exercise(&mut self, rule: &'static str, seq: u64) {
+        self.exercised.entry(rule).or_insert(seq);
     }
 
     fn broke(&mut self, rule: &'static str, what: String, seq: u64) {
@@ -82,7 +89,9 @@ impl<'a> Conduct<'a> {
     /// A request taskcheck sent.
     pub fn request(&mut self, method: &str, params: &Value, seq: u64) {
         let augmented = params.get("task").is_some();
+        self.exercise("tasks.schema.requestor-messages", seq);
         if augmented {
+            self.exercise("tasks.capability.requestor-augments-declared-only", seq);
             let declared =
                 task_capability(method).is_some_and(|c| has_capability(self.capabilities, c));
             if !declared {
@@ -99,6 +108,7 @@ impl<'a> Conduct<'a> {
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             if let Some(support) = self.support.get(name).cloned() {
+                self.exercise("tasks.tool.requestor-respects-task-support", seq);
                 let support = support.as_deref().unwrap_or("forbidden");
                 if augmented && support == "forbidden" {
                     self.broke(
@@ -116,6 +126,9 @@ impl<'a> Conduct<'a> {
                 }
             }
         }
+        if matches!(method, "tasks/get" | "tasks/result" | "tasks/cancel") {
+            self.exercise("tasks.meta.requestor-omits", seq);
+        }
         if matches!(method, "tasks/get" | "tasks/result" | "tasks/cancel")
             && wire::has_related_task(params)
         {
@@ -127,6 +140,7 @@ impl<'a> Conduct<'a> {
         }
         if method == "tasks/list" {
             if let Some(c) = params.get("cursor").filter(|c| !c.is_null()) {
+                self.exercise("tasks.list.requestor-opaque-cursor", seq);
                 if !self.cursors.contains(&c.to_string()) {
                     self.broke(
                         "tasks.list.requestor-opaque-cursor",
@@ -147,6 +161,23 @@ impl<'a> Conduct<'a> {
         if let Some(first) = own {
             self.broke("tasks.schema.requestor-messages", first.to_string(), seq);
         }
+    }
+
+    /// The verdicts on a requestor under test: per rule some message exercised, its first
+    /// break, or a pass.
+    pub fn verdicts(self) -> Vec<Check> {
+        self.exercised
+            .into_iter()
+            .map(|(rule, first)| match self.broken.get(rule) {
+                Some((what, seq)) => Check::judged(rule, false, what.clone(), vec![*seq]),
+                None => Check::judged(
+                    rule,
+                    true,
+                    "held on every message the requestor sent",
+                    vec![first],
+                ),
+            })
+            .collect()
     }
 
     /// One harness error per requestor rule taskcheck broke without saying so.

@@ -126,24 +126,7 @@ const STOP_EXECUTION: &str = "tasks.cancel.stop-execution";
 
 /// Judges a whole trace; one check per rule exercised (the first failure, or a pass).
 pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
-    let mut m = Monitor {
-        ctx,
-        findings: Tally::default(),
-        model: Model::default(),
-        expiry: Expiry::default(),
-        conduct: Conduct::new(ctx.capabilities, ctx.breaks),
-        asked: HashMap::new(),
-        theirs: HashMap::new(),
-        progress: HashMap::new(),
-        progressing: HashMap::new(),
-        created: BTreeSet::new(),
-        task_methods: HashMap::new(),
-        own_capabilities: Value::Null,
-        naming: Vec::new(),
-    };
-    for e in entries {
-        m.entry(e);
-    }
+    let mut m = watch(entries, ctx);
     m.ids();
     m.progress_stopped();
     m.named_tasks_exist();
@@ -168,6 +151,35 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
             .collect(),
         expired,
     }
+}
+
+/// The requestor rules taskcheck holds itself to, judged on a requestor under test: a check
+/// per rule its messages exercised.
+pub fn judge_conduct(entries: &[Entry], ctx: &Context) -> Vec<Check> {
+    watch(entries, ctx).conduct.verdicts()
+}
+
+/// The monitors, having seen every entry.
+fn watch<'a>(entries: &[Entry], ctx: &'a Context<'a>) -> Monitor<'a> {
+    let mut m = Monitor {
+        ctx,
+        findings: Tally::default(),
+        model: Model::default(),
+        expiry: Expiry::default(),
+        conduct: Conduct::new(ctx.capabilities, ctx.breaks),
+        asked: HashMap::new(),
+        theirs: HashMap::new(),
+        progress: HashMap::new(),
+        progressing: HashMap::new(),
+        created: BTreeSet::new(),
+        task_methods: HashMap::new(),
+        own_capabilities: Value::Null,
+        naming: Vec::new(),
+    };
+    for e in entries {
+        m.entry(e);
+    }
+    m
 }
 
 fn find(rule: &'static str, held: bool, message: String, evidence: Vec<u64>) -> Finding {

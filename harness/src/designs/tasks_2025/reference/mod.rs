@@ -7,6 +7,7 @@ mod lifecycle;
 mod own_tools;
 mod render;
 mod requests;
+pub mod requestor;
 pub mod faults;
 pub mod http;
 mod serve;
@@ -417,6 +418,10 @@ fn decode_answer(faults: &Faults, raw: &[u8], e: &wire::DecodeError) -> Value {
 
 /// Serves the reference receiver on stdin/stdout until stdin closes; `hostile` breaks the
 /// transport on purpose.
-pub async fn serve_stdio(faults: Faults, hostile: Option<Hostile>) -> std::io::Result<()> {
-    crate::reference::serve_stdio_with(faults, hostile, Reference::new).await
+pub async fn serve_stdio(
+    faults: Faults,
+    hostile: Option<Hostile>,
+    record: Option<crate::reference::record::Recorder>,
+) -> std::io::Result<()> {
+    crate::reference::serve_stdio_with(faults, hostile, record, Reference::new).await
 }

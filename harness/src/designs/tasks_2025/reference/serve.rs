@@ -2,12 +2,14 @@
 //! `reference-client`) with the faults, legal variants and hostile modes asked for, over
 //! stdio or Streamable HTTP.
 
-use crate::design::{ClientServer, NotServed, ReferenceClient, ReferenceReceiver, ServeOptions};
+use crate::design::{
+    ClientServer, NotServed, ReferenceClient, ReferenceReceiver, ReferenceRequestor, ServeOptions,
+};
 use crate::reference::faults::{list_of, FaultEntry};
 use crate::reference::{self, http_hostile};
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use super::{client, faults, http, variants};
+use super::{client, faults, http, requestor, variants};
 
 /// The 2025-11-25 reference receiver.
 pub struct Reference;
@@ -38,7 +40,9 @@ impl ReferenceReceiver for Reference {
                 http: addr,
                 json_response,
                 hostile,
+                record,
             } = options;
+            let record = reference::record::open(record.as_deref()).map_err(NotServed::Failed)?;
             let unknown = |name: &str| {
                 let over = if addr.is_some() { "HTTP" } else { "stdio" };
                 NotServed::Usage(format!(
@@ -66,7 +70,7 @@ impl ReferenceReceiver for Reference {
                         Some(name) => Some(reference::hostile::by_name(&name).ok_or_else(|| unknown(&name))?),
                         None => None,
                     };
-                    super::serve_stdio(faults, hostile).await
+                    super::serve_stdio(faults, hostile, record).await
                 }
             };
             served.map_err(|e| NotServed::Failed(e.to_string()))
@@ -76,6 +80,45 @@ impl ReferenceReceiver for Reference {
 
     fn client(&self) -> Option<&'static dyn ReferenceClient> {
         Some(&Client)
+    }
+
+    fn requestor(&self) -> Option<&'static dyn ReferenceRequestor> {
+        Some(&Requestor)
+    }
+}
+
+/// The 2025-11-25 reference requestor.
+struct Requestor;
+
+impl ReferenceRequestor for Requestor {
+    fn faults(&self) -> Vec<FaultEntry> {
+        requestor::FAULTS.iter().map(|f| f.entry()).collect()
+    }
+
+    fn run(&self, command: String, ask: serde_json::Value, names: Vec<String>) -> BoxFuture<'static, Result<(), NotServed>> {
+        async move {
+            let list: Vec<_> = requestor::FAULTS.iter().collect();
+            let faults = names
+                .iter()
+                .map(|n| {
+                    list.iter()
+                        .find(|f| f.name == n)
+                        .map(|f| f.fault)
+                        .ok_or_else(|| NotServed::Usage(format!("unknown fault {n:?} (see `taskcheck reference-requestor --list-faults`)")))
+                })
+                .collect::<Result<std::collections::HashSet<_>, _>>()?;
+            let stdio = crate::transport::stdio::StdioConnector { command, max_line: crate::reference::MAX_LINE };
+            let conn = crate::transport::Connect::connect(&stdio, crate::transport::Peer::A)
+                .await
+                .map_err(|e| NotServed::Failed(e.to_string()))?;
+            let session = crate::session::Session::start(conn, std::time::Duration::from_secs(10));
+            session
+                .initialize(serde_json::json!({"elicitation": {}}))
+                .await
+                .map_err(NotServed::Failed)?;
+            requestor::run(&session, &ask, &faults).await.map_err(NotServed::Failed)
+        }
+        .boxed()
     }
 }
 

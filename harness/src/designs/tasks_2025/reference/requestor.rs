@@ -1,0 +1,174 @@
+//! The 2025-11-25 reference requestor (`taskcheck reference-requestor`): does what
+//! `TASKCHECK_REQUEST` asks of a server the way a requestor should (a tool called as a task
+//! only where its `taskSupport` allows, polled at its `pollInterval` until it settles,
+//! `input_required` answered through tasks/result, cancelled when asked); each fault breaks
+//! one requestor rule.
+
+use crate::reference::faults::FaultInfo;
+use crate::session::{Inbox, Session};
+use crate::wire::{self, Outcome};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// One way the reference requestor breaks a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fault {
+    PollsFast,
+    StopsPolling,
+    NoResultOnInput,
+    MetaInGet,
+    AugmentsForbidden,
+    TtlAsText,
+}
+
+/// Every fault of the reference requestor.
+pub const FAULTS: &[FaultInfo<Fault>] = &[
+    FaultInfo { fault: Fault::PollsFast, name: "polls-fast", rules: &["tasks.poll.requestor-respects-poll-interval"], description: "polls every 20 ms, whatever pollInterval says", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::StopsPolling, name: "stops-polling", rules: &["tasks.poll.requestor-respects-poll-interval"], description: "polls a working task once, then never again", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::NoResultOnInput, name: "no-result-on-input", rules: &["tasks.input.requestor-calls-result"], description: "keeps polling tasks/get through input_required and never calls tasks/result", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::MetaInGet, name: "meta-in-get", rules: &["tasks.meta.requestor-omits"], description: "sends related-task _meta on tasks/get", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::TtlAsText, name: "ttl-as-text", rules: &["tasks.schema.requestor-messages"], description: "asks for a task with `ttl` as a string (\"60000\")", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::AugmentsForbidden, name: "augments-forbidden", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task although its taskSupport forbids it", may_also: &[], follows: &[] },
+];
+
+/// The poll interval used when a task suggests none, in ms.
+const DEFAULT_POLL_MS: u64 = 500;
+/// How long the no-result-on-input fault polls a task waiting for input before it gives up.
+const NO_ANSWER_FOR: Duration = Duration::from_secs(2);
+/// How long the reference requestor waits for any one answer.
+const WAIT: Duration = Duration::from_secs(10);
+
+/// Does what `ask` asks (`tool`, `arguments`, `task`, `cancel_after_ms`) on an opened session.
+pub async fn run(session: &Session, ask: &Value, faults: &HashSet<Fault>) -> Result<(), String> {
+    let tool = ask.get("tool").and_then(Value::as_str).unwrap_or_default();
+    let listed = session
+        .request("tools/list", json!({}), WAIT)
+        .await
+        .map_err(|e| format!("tools/list: {e}"))?;
+    let support = match &listed.outcome {
+        Outcome::Result(r) => r["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|t| t["name"] == tool)
+            .and_then(|t| t.pointer("/execution/taskSupport"))
+            .and_then(Value::as_str)
+            .unwrap_or("forbidden")
+            .to_string(),
+        Outcome::Error(e) => return Err(format!("tools/list answered {e}")),
+    };
+    let wants_task = ask.get("task").and_then(Value::as_bool).unwrap_or(false);
+    let as_task = match support.as_str() {
+        "required" => true,
+        "optional" => wants_task,
+        _ => wants_task && faults.contains(&Fault::AugmentsForbidden),
+    };
+    let mut params = json!({"name": tool, "arguments": ask.get("arguments").cloned().unwrap_or(json!({}))});
+    if as_task {
+        params["task"] = match faults.contains(&Fault::TtlAsText) {
+            true => json!({"ttl": "60000"}),
+            false => json!({"ttl": 60_000}),
+        };
+    }
+    let answer = session
+        .request("tools/call", params, WAIT)
+        .await
+        .map_err(|e| format!("tools/call: {e}"))?;
+    let task_id = match (&answer.outcome, as_task) {
+        (Outcome::Result(r), true) => r.pointer("/task/taskId").cloned(),
+        _ => None,
+    };
+    match task_id {
+        Some(id) => follow(session, &id, ask, faults).await,
+        None => Ok(()),
+    }
+}
+
+/// Polls task `id` until it settles, answering its input and cancelling it when asked.
+async fn follow(
+    session: &Session,
+    id: &Value,
+    ask: &Value,
+    faults: &HashSet<Fault>,
+) -> Result<(), String> {
+    let created = Instant::now();
+    let cancel_after = ask
+        .get("cancel_after_ms")
+        .and_then(Value::as_u64)
+        .map(Duration::from_millis);
+    let mut get = json!({"taskId": id});
+    if faults.contains(&Fault::MetaInGet) {
+        get["_meta"][wire::RELATED_TASK] = json!({"taskId": id});
+    }
+    loop {
+        if cancel_after.is_some_and(|c| created.elapsed() >= c) {
+            let _ = session
+                .request("tasks/cancel", json!({"taskId": id}), WAIT)
+                .await;
+            return Ok(());
+        }
+        if created.elapsed() > WAIT * 3 {
+            return Err(format!("task {id} did not settle in {} s", (WAIT * 3).as_secs()));
+        }
+        let polled = session
+            .request("tasks/get", get.clone(), WAIT)
+            .await
+            .map_err(|e| format!("tasks/get: {e}"))?;
+        let Outcome::Result(task) = polled.outcome else {
+            return Err(format!("tasks/get of {id} answered an error"));
+        };
+        let interval = task
+            .get("pollInterval")
+            .and_then(Value::as_u64)
+            .unwrap_or(DEFAULT_POLL_MS);
+        match task.get("status").and_then(Value::as_str) {
+            Some("working") if faults.contains(&Fault::StopsPolling) => {
+                // leave the task as it is, long enough for it to show
+                tokio::time::sleep(Duration::from_millis(interval * 4)).await;
+                return Ok(());
+            }
+            Some("working") => {}
+            Some("input_required") if !faults.contains(&Fault::NoResultOnInput) => {
+                return answer_input(session, id).await;
+            }
+            // the fault leaves the input unanswered, polling a while as if waiting
+            Some("input_required") if created.elapsed() > NO_ANSWER_FOR => return Ok(()),
+            Some("input_required") => {}
+            _ => {
+                let _ = session
+                    .request("tasks/result", json!({"taskId": id}), WAIT)
+                    .await;
+                return Ok(());
+            }
+        }
+        let pause = match faults.contains(&Fault::PollsFast) {
+            true => 20,
+            false => interval,
+        };
+        let left = cancel_after.map(|c| c.saturating_sub(created.elapsed()));
+        tokio::time::sleep(left.map_or(Duration::from_millis(pause), |l| {
+            l.min(Duration::from_millis(pause))
+        }))
+        .await;
+    }
+}
+
+/// Calls tasks/result for an `input_required` task and answers each elicitation it sends
+/// (accepting, with `answer` filled in) until the result comes.
+async fn answer_input(session: &Session, id: &Value) -> Result<(), String> {
+    let result = session.request("tasks/result", json!({"taskId": id}), WAIT * 3);
+    tokio::pin!(result);
+    loop {
+        tokio::select! {
+            done = &mut result => {
+                return done.map(|_| ()).map_err(|e| format!("tasks/result: {e}"));
+            }
+            asked = session.next(Inbox::Requests, "elicitation/create", WAIT * 3) => {
+                let asked = asked.map_err(|e| format!("waiting for tasks/result: {e}"))?;
+                let content = json!({"action": "accept", "content": {"answer": "taskcheck"}});
+                let _ = session.respond(&asked.id, content).await;
+            }
+        }
+    }
+}

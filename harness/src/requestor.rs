@@ -1,0 +1,233 @@
+//! `taskcheck requestor`: judging a client as a requestor of tasks. For every requestor
+//! scenario taskcheck starts the client under test with the reference receiver (the legal
+//! variants the scenario names) as its stdio server, recording the conversation
+//! (`reference --record`), tells the client what to do (`TASKCHECK_REQUEST`), waits for it to
+//! finish, and judges every message it sent by the design's requestor rules.
+
+use crate::designs::Profile;
+use crate::reference::record;
+use crate::report::RunReport;
+use crate::runner::ScenarioRun;
+use crate::trace::Entry;
+use crate::transport::client::shell_quote;
+use crate::transport::stdio::spawn_group;
+use crate::verdict::{Check, Verdict};
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tokio::io::AsyncReadExt;
+
+/// One requestor scenario: what the server does (legal variants of the reference receiver)
+/// and what the client is asked to do.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestorScenario {
+    pub id: String,
+    pub title: String,
+    /// The rules it is meant to judge (the monitors judge every message, whatever these are).
+    pub rules: Vec<String>,
+    /// What the client is asked to do, given to it as JSON in `TASKCHECK_REQUEST`.
+    pub ask: Value,
+    /// Legal variants of the reference receiver that plays the server.
+    #[serde(default)]
+    pub serve: Vec<String>,
+    /// The longest the client may take, in ms.
+    #[serde(default = "default_deadline")]
+    pub deadline_ms: u64,
+    #[serde(skip)]
+    pub profile: Profile,
+}
+
+fn default_deadline() -> u64 {
+    20_000
+}
+
+/// The requestor scenarios of every design, from the library (`scenarios/<design>/requestor/`).
+pub fn builtin() -> Vec<RequestorScenario> {
+    Profile::ALL
+        .iter()
+        .flat_map(|p| {
+            let folder = p.requestor_folder();
+            crate::scenario::builtin_texts(folder.unwrap_or_default())
+                .into_iter()
+                .filter(move |_| folder.is_some())
+                .map(move |(file, text)| {
+                    let mut s: RequestorScenario =
+                        serde_saphyr::from_str(text).unwrap_or_else(|e| panic!("{file}: {e}"));
+                    s.profile = *p;
+                    s
+                })
+        })
+        .collect()
+}
+
+/// How `requestor` runs clients.
+pub struct Settings {
+    /// The client, run by /bin/sh with the server command appended.
+    pub command: String,
+    /// Multiplies every scenario's deadline.
+    pub timeout_scale: f64,
+}
+
+/// Runs every scenario against the client and reports, rule by rule.
+pub async fn run_all(settings: &Settings, scenarios: Vec<RequestorScenario>) -> RunReport {
+    let started = crate::timestamp::now();
+    let start = Instant::now();
+    let profile = scenarios.first().map(|s| s.profile).unwrap_or_default();
+    let mut runs = Vec::new();
+    for s in &scenarios {
+        runs.push(run_one(settings, s).await);
+    }
+    RunReport {
+        folded: Default::default(),
+        profile,
+        cpu: None,
+        receiver: format!("{} (a requestor per scenario)", settings.command),
+        transport: "stdio".into(),
+        started,
+        duration: start.elapsed(),
+        scenarios: runs,
+    }
+}
+
+static RECORDINGS: AtomicUsize = AtomicUsize::new(0);
+
+/// A file the reference records one conversation to, removed when dropped.
+struct Recording(PathBuf);
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Runs the client once for scenario `s` and judges what it sent.
+async fn run_one(settings: &Settings, s: &RequestorScenario) -> ScenarioRun {
+    let start = Instant::now();
+    let n = RECORDINGS.fetch_add(1, Ordering::Relaxed);
+    let file = Recording(std::env::temp_dir().join(format!(
+        "taskcheck-requestor-{}-{n}.jsonl",
+        std::process::id()
+    )));
+    let outcome = drive(settings, s, &file.0).await;
+    let ended = record::unix_ms();
+    let entries = std::fs::read_to_string(&file.0)
+        .map_err(|e| e.to_string())
+        .and_then(|text| crate::offline::read_trace(&text, &file.0.to_string_lossy()))
+        .map(|entries| with_end(entries, ended));
+    let mut run = ScenarioRun::of_checks(s.id.clone(), s.title.clone(), Vec::new());
+    run.duration = start.elapsed();
+    let entries = match entries {
+        Ok(entries) => entries,
+        Err(e) => {
+            run.error = Some(match outcome {
+                Err(why) => why,
+                Ok(()) => format!("the client never started the server it was given: {e}"),
+            });
+            return run;
+        }
+    };
+    run.checks = s.profile.judge_requestor(&entries);
+    let unjudged = match &outcome {
+        Ok(()) => "not observed: the client never did what would show it".to_string(),
+        Err(why) => why.clone(),
+    };
+    for rule in &s.rules {
+        if !run.checks.iter().any(|c| &c.rule == rule) {
+            run.checks
+                .push(Check::with(rule, Verdict::Untestable, unjudged.clone()));
+        }
+    }
+    run.trace = entries;
+    run
+}
+
+/// The recording with an entry for when the requestor ended (at `ended`, ms since the Unix
+/// epoch), on the recording's clock: what it did not do before then, it never did.
+fn with_end(mut entries: Vec<Entry>, ended: u64) -> Vec<Entry> {
+    let started = entries.iter().find_map(|e| {
+        e.text
+            .as_deref()?
+            .strip_prefix(record::STARTED)?
+            .parse::<u64>()
+            .ok()
+    });
+    if let Some(started) = started {
+        let seq = entries.last().map_or(1, |e| e.seq + 1);
+        let at = ended.saturating_sub(started);
+        entries.push(record::note(seq, at, record::ENDED.into()));
+    }
+    entries
+}
+
+/// Starts the client with its server and waits for it to end; the error says why it did not.
+async fn drive(
+    settings: &Settings,
+    s: &RequestorScenario,
+    record: &std::path::Path,
+) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find taskcheck: {e}"))?;
+    let mut server = vec![
+        exe.to_string_lossy().to_string(),
+        "reference".into(),
+        "--profile".into(),
+        s.profile.name().into(),
+        "--record".into(),
+        record.to_string_lossy().to_string(),
+    ];
+    for v in &s.serve {
+        server.extend(["--variant".to_string(), v.clone()]);
+    }
+    let server: Vec<String> = server.iter().map(|w| shell_quote(w)).collect();
+    let line = format!(
+        "export TASKCHECK_SCENARIO={}; export TASKCHECK_REQUEST={}; {} {}",
+        shell_quote(&s.id),
+        shell_quote(&s.ask.to_string()),
+        settings.command,
+        server.join(" ")
+    );
+    let (mut child, _group) = spawn_group(&line).map_err(|e| e.0)?;
+    drop(child.stdin.take());
+    // read what it writes, so a full pipe never blocks it; its stderr explains a failure
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let drain = tokio::spawn(async move {
+        let mut sink = Vec::new();
+        if let Some(out) = stdout.as_mut() {
+            let _ = out.read_to_end(&mut sink).await;
+        }
+    });
+    let errors = tokio::spawn(async move {
+        let mut text = String::new();
+        if let Some(err) = stderr.as_mut() {
+            let _ = err.read_to_string(&mut text).await;
+        }
+        text
+    });
+    let deadline = Duration::from_millis((s.deadline_ms as f64 * settings.timeout_scale) as u64);
+    let status = tokio::time::timeout(deadline, child.wait()).await;
+    drain.abort();
+    let tail = |text: String| {
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(4)..].join("\n    ")
+    };
+    match status {
+        Err(_) => Err(format!(
+            "the client did not finish within {} ms",
+            deadline.as_millis()
+        )),
+        Ok(Err(e)) => Err(format!("cannot wait for the client: {e}")),
+        Ok(Ok(status)) if status.success() => Ok(()),
+        Ok(Ok(status)) => {
+            let said = tokio::time::timeout(Duration::from_millis(500), errors)
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .map(tail)
+                .unwrap_or_default();
+            Err(format!("the client exited with {status}: {said}"))
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! `taskcheck requestor`: the reference requestor passes every requestor scenario, each of its
+//! faults fails exactly its rules, and a client that does not finish is no verdict.
+
+mod common;
+
+use common::*;
+use mcp_taskcheck::designs::tasks_2025::reference::requestor::FAULTS;
+
+/// Runs `taskcheck requestor` against the reference requestor with `faults`.
+fn requestor(faults: &[&str], extra: &[&str], tag: &str) -> (i32, String, serde_json::Value) {
+    let mut command = format!("{BIN} reference-requestor");
+    for f in faults {
+        command.push_str(&format!(" --fault {f}"));
+    }
+    let mut args = vec!["requestor", "--command", &command];
+    args.extend_from_slice(extra);
+    let report = temp_path(&format!("{tag}.json"));
+    args.extend_from_slice(&["--report-json", report.to_str().unwrap()]);
+    let out = taskcheck(&args);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let doc = std::fs::read_to_string(&report)
+        .map(|t| serde_json::from_str(&t).unwrap())
+        .unwrap_or(serde_json::Value::Null);
+    (out.status.code().unwrap_or(-1), text, doc)
+}
+
+#[test]
+fn the_reference_requestor_passes_every_requestor_scenario() {
+    let (code, out, doc) = requestor(&[], &[], "requestor-clean");
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        rules_with(
+            &doc,
+            &["fail", "warn", "error", "untestable", "consequence"]
+        ),
+        Vec::<String>::new(),
+        "{out}"
+    );
+    for rule in [
+        "tasks.poll.requestor-respects-poll-interval",
+        "tasks.input.requestor-calls-result",
+        "tasks.tool.requestor-respects-task-support",
+        "tasks.meta.requestor-omits",
+        "tasks.schema.requestor-messages",
+    ] {
+        assert!(
+            rules_with(&doc, &["pass"]).contains(&rule.to_string()),
+            "{rule}\n{out}"
+        );
+    }
+}
+
+#[test]
+fn every_requestor_fault_fails_exactly_its_rules() {
+    let faults: Vec<_> = FAULTS.iter().collect();
+    let problems = in_parallel(&faults, 3, |fault| {
+        let (code, out, doc) = requestor(&[fault.name], &[], &format!("requestor-{}", fault.name));
+        fault_problems(fault, code, &out, &doc)
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn a_client_that_never_starts_its_server_is_a_harness_error_that_says_why() {
+    // `sleep` starts no server and never ends: nothing can be judged
+    let report = temp_path("requestor-sleeps.json");
+    let out = taskcheck(&[
+        "requestor",
+        "--command",
+        "sleep 30 #",
+        "--scenario",
+        "requestor-input",
+        "--timeout-scale",
+        "0.05",
+        "--report-json",
+        report.to_str().unwrap(),
+    ]);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("did not finish within 1000 ms"), "{text}");
+}
