@@ -118,14 +118,20 @@ python_install() {
   venv "$installs/venv-python-mcp-2.3.0-$(key interop/python-v2/requirements.txt)" interop/python-v2/requirements.txt
 }
 
+python_bin() {
+  echo "$installs/venv-python-mcp-1.30.0-$(key interop/python/requirements.txt)/bin/python"
+}
+
 python_server() {
-  echo "$installs/venv-python-mcp-1.30.0-$(key interop/python/requirements.txt)/bin/python interop/python/server.py"
+  echo "$(python_bin) interop/python/server.py"
 }
 
 # stdio: the fixture, and a server written without tasks
 python_sdk() {
   server python-mcp-1.30.0 stdio --stdio "$(python_server)"
   check python-mcp-1.30.0+no-tasks stdio run --stdio "$(python_server) --no-tasks"
+  # the SDK's ClientSession as a requestor: taskcheck's reference receiver is its server
+  check python-mcp-1.30.0-requestor stdio requestor --command "$(python_bin) interop/python/requestor.py"
   python_init
 }
 
@@ -182,6 +188,8 @@ typescript_sdk() {
   # the SDK's Client as a task receiver: taskcheck plays its server
   check typescript-sdk-1.32.2-client stdio client --stdio --command "node interop/typescript/client.mjs"
   check typescript-sdk-1.32.2-client http client --command "node interop/typescript/client.mjs"
+  # the SDK's Client as a requestor (callToolStream): taskcheck's reference receiver is its server
+  check typescript-sdk-1.32.2-requestor stdio requestor --command "node interop/typescript/requestor.mjs"
 }
 
 typescript_http_sdk() {

@@ -69,6 +69,8 @@ pub struct Settings {
     pub command: String,
     /// Multiplies every scenario's deadline.
     pub timeout_scale: f64,
+    /// Scenarios run at once, each with its own client and server.
+    pub jobs: usize,
 }
 
 /// Runs every scenario against the client and reports, rule by rule.
@@ -76,10 +78,12 @@ pub async fn run_all(settings: &Settings, scenarios: Vec<RequestorScenario>) -> 
     let started = crate::timestamp::now();
     let start = Instant::now();
     let profile = scenarios.first().map(|s| s.profile).unwrap_or_default();
-    let mut runs = Vec::new();
-    for s in &scenarios {
-        runs.push(run_one(settings, s).await);
-    }
+    use futures::StreamExt;
+    let runs: Vec<ScenarioRun> = futures::stream::iter(&scenarios)
+        .map(|s| run_one(settings, s))
+        .buffered(settings.jobs.max(1))
+        .collect()
+        .await;
     RunReport {
         folded: Default::default(),
         profile,

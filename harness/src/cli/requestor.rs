@@ -28,6 +28,9 @@ pub struct RequestorArgs {
     /// Multiply every scenario's deadline by this factor (slow machines, slow clients).
     #[arg(long, default_value_t = 1.0)]
     pub timeout_scale: f64,
+    /// Scenarios run at once, each with its own client and server.
+    #[arg(long, default_value_t = 4)]
+    pub jobs: usize,
     #[command(flatten)]
     pub reports: ReportArgs,
 }
@@ -48,6 +51,7 @@ pub async fn run(args: RequestorArgs) -> i32 {
     let settings = Settings {
         command: args.command,
         timeout_scale: args.timeout_scale,
+        jobs: args.jobs,
     };
     let report = requestor::run_all(&settings, scenarios).await;
     let ids: Vec<String> = requestor::builtin().into_iter().map(|s| s.id).collect();

@@ -1,0 +1,53 @@
+"""taskcheck requestor driver written with the official Python SDK (mcp 1.30.0), used as the
+docstrings of mcp/client/experimental/tasks.py show: `call_tool_as_task`, `poll_task` (which
+"respects the pollInterval hint"), `get_task_result` on input_required and once terminal,
+`cancel_task`, and an elicitation callback. The SDK leaves to its caller whether a tool is called
+as a task: this driver does so where tools/list gives it a taskSupport that allows one. Does
+what TASKCHECK_REQUEST asks of the stdio server given as arguments (`taskcheck requestor`).
+
+    python requestor.py SERVER-COMMAND [ARGS...]
+"""
+
+import json
+import os
+import sys
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+
+async def elicit(context, params):
+    return types.ElicitResult(action="accept", content={"answer": "taskcheck"})
+
+
+async def main():
+    ask = json.loads(os.environ.get("TASKCHECK_REQUEST", "{}"))
+    server = StdioServerParameters(command=sys.argv[1], args=sys.argv[2:])
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write, elicitation_callback=elicit) as session:
+            await session.initialize()
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            name, arguments = ask["tool"], ask.get("arguments", {})
+            execution = tools[name].execution
+            support = execution.taskSupport if execution else None
+            if not ask.get("task") or support not in ("optional", "required"):
+                await session.call_tool(name, arguments)
+                return
+            created = await session.experimental.call_tool_as_task(name, arguments)
+            task_id = created.task.taskId
+            cancel_after = ask.get("cancel_after_ms")
+            started = anyio.current_time()
+            async for status in session.experimental.poll_task(task_id):
+                waited = (anyio.current_time() - started) * 1000
+                if cancel_after is not None and waited >= cancel_after:
+                    await session.experimental.cancel_task(task_id)
+                    cancel_after = None
+                if status.status == "input_required":
+                    await session.experimental.get_task_result(task_id, types.CallToolResult)
+                    return
+            if status.status == "completed":
+                await session.experimental.get_task_result(task_id, types.CallToolResult)
+
+
+anyio.run(main)

@@ -1,0 +1,33 @@
+// taskcheck requestor driver written with the official TypeScript SDK (@modelcontextprotocol/sdk
+// 1.32.2), used as its example client does (examples/client/simpleTaskInteractiveClient.js):
+// `client.experimental.tasks.callToolStream`, which creates the task, polls it and fetches its
+// result, with an elicitation handler for input. The SDK decides from tools/list whether a call
+// is a task (its default when no `task` option is passed). Does what TASKCHECK_REQUEST asks of
+// the stdio server given as arguments (`taskcheck requestor`, docs/testing-clients.md).
+//
+//   node requestor.mjs SERVER-COMMAND [ARGS...]
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const ask = JSON.parse(process.env.TASKCHECK_REQUEST ?? '{}');
+const [command, ...args] = process.argv.slice(2);
+const client = new Client(
+  { name: 'taskcheck-requestor-typescript', version: '1.32.2' },
+  { capabilities: { elicitation: { form: {} } } },
+);
+client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { answer: 'taskcheck' } }));
+await client.connect(new StdioClientTransport({ command, args }));
+await client.listTools();
+const params = { name: ask.tool, arguments: ask.arguments ?? {} };
+if (!ask.task) {
+  await client.callTool(params);
+} else {
+  for await (const message of client.experimental.tasks.callToolStream(params, CallToolResultSchema)) {
+    if (message.type === 'taskCreated' && ask.cancel_after_ms !== undefined) {
+      setTimeout(() => client.experimental.tasks.cancelTask(message.task.taskId), ask.cancel_after_ms);
+    }
+  }
+}
+await client.close();
