@@ -337,6 +337,18 @@ pub trait ReferenceRequestor: Sync + Send + 'static {
     ) -> BoxFuture<'static, Result<(), NotServed>>;
 }
 
+/// A session with the stdio server `command` starts, for a reference requestor.
+pub async fn stdio_session(command: String) -> Result<Session, NotServed> {
+    let stdio = StdioConnector {
+        command,
+        max_line: crate::reference::MAX_LINE,
+    };
+    let conn = crate::transport::Connect::connect(&stdio, crate::transport::Peer::A)
+        .await
+        .map_err(|e| NotServed::Failed(e.to_string()))?;
+    Ok(Session::start(conn, Duration::from_secs(10)))
+}
+
 /// A design's reference client (`taskcheck reference-client`), with its faults.
 pub trait ReferenceClient: Sync + Send + 'static {
     /// Its faults.

@@ -1,14 +1,20 @@
-//! `taskcheck requestor`: the reference requestor passes every requestor scenario, each of its
-//! faults fails exactly its rules, and a client that does not finish is no verdict.
+//! `taskcheck requestor`: each design's reference requestor passes every requestor scenario,
+//! each of its faults fails exactly its rules, and a client that never starts its server is a
+//! harness error that says why.
 
 mod common;
 
 use common::*;
+use mcp_taskcheck::designs::ext_tasks::reference::requestor as ext;
 use mcp_taskcheck::designs::tasks_2025::reference::requestor::FAULTS;
 
 /// Runs `taskcheck requestor` against the reference requestor with `faults`.
 fn requestor(faults: &[&str], extra: &[&str], tag: &str) -> (i32, String, serde_json::Value) {
-    let mut command = format!("{BIN} reference-requestor");
+    let profile = match extra.contains(&"ext-tasks") {
+        true => "ext-tasks",
+        false => "2025-11-25",
+    };
+    let mut command = format!("{BIN} reference-requestor --profile {profile}");
     for f in faults {
         command.push_str(&format!(" --fault {f}"));
     }
@@ -56,6 +62,29 @@ fn every_requestor_fault_fails_exactly_its_rules() {
     let faults: Vec<_> = FAULTS.iter().collect();
     let problems = in_parallel(&faults, 3, |fault| {
         let (code, out, doc) = requestor(&[fault.name], &[], &format!("requestor-{}", fault.name));
+        fault_problems(fault, code, &out, &doc)
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn the_extensions_reference_requestor_passes_and_each_fault_fails_exactly_its_rules() {
+    let ext_args = ["--profile", "ext-tasks"];
+    let (code, out, doc) = requestor(&[], &ext_args, "ext-requestor-clean");
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        rules_with(
+            &doc,
+            &["fail", "warn", "error", "untestable", "consequence"]
+        ),
+        Vec::<String>::new(),
+        "{out}"
+    );
+    assert_eq!(rules_with(&doc, &["pass"]).len(), 6, "{out}");
+    let faults: Vec<_> = ext::FAULTS.iter().collect();
+    let problems = in_parallel(&faults, 3, |fault| {
+        let tag = format!("ext-requestor-{}", fault.name);
+        let (code, out, doc) = requestor(&[fault.name], &ext_args, &tag);
         fault_problems(fault, code, &out, &doc)
     });
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));

@@ -19,7 +19,7 @@ pub struct RequestorArgs {
     /// `TASKCHECK_SCENARIO` the scenario id.
     #[arg(long, value_name = "COMMAND")]
     pub command: String,
-    /// The design of Tasks: `2025-11-25` (the one with requestor scenarios today).
+    /// The design of Tasks: `2025-11-25` or `ext-tasks`.
     #[arg(long, value_name = "NAME", value_parser = super::parse_profile, default_value = "2025-11-25")]
     pub profile: Profile,
     /// Only these scenario ids (repeatable).

@@ -171,6 +171,12 @@ impl Where for mcp_taskcheck::designs::tasks_2025::reference::requestor::Fault {
     }
 }
 
+impl Where for mcp_taskcheck::designs::ext_tasks::reference::requestor::Fault {
+    fn elsewhere(self) -> bool {
+        false
+    }
+}
+
 impl Where for mcp_taskcheck::designs::ext_tasks::faults::Fault {
     fn elsewhere(self) -> bool {
         false

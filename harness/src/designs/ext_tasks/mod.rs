@@ -11,12 +11,15 @@ mod calibrate;
 mod explore;
 mod load;
 pub mod reference;
+pub mod requestor;
 pub mod schema_types;
 pub mod variants;
 
 use super::ExtTasks;
 use crate::explore::ops::{Offer, Op, Steps};
-use crate::design::{Design, LoadRun, NotServed, ReferenceReceiver, ServeOptions, Unspoken};
+use crate::design::{
+    Design, LoadRun, NotServed, ReferenceReceiver, ReferenceRequestor, ServeOptions, Unspoken,
+};
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::FaultEntry;
 use faults::Faults;
@@ -51,6 +54,18 @@ impl Design for ExtTasks {
 
     fn scenario_folders(&self) -> &'static [&'static str] {
         &["ext-tasks/server"]
+    }
+
+    fn requestor_folder(&self) -> Option<&'static str> {
+        Some("ext-tasks/requestor")
+    }
+
+    fn requestor_rules(&self) -> Vec<&'static str> {
+        requestor::REQUESTOR_RULES.to_vec()
+    }
+
+    fn judge_requestor(&self, entries: &[Entry]) -> Vec<crate::verdict::Check> {
+        requestor::judge(entries)
     }
 
     fn fixture_contract(&self) -> String {
@@ -250,6 +265,36 @@ impl ReferenceReceiver for Reference {
                 None => reference::serve_stdio(faults, record).await,
             };
             served.map_err(|e| NotServed::Failed(e.to_string()))
+        }
+        .boxed()
+    }
+
+    fn requestor(&self) -> Option<&'static dyn ReferenceRequestor> {
+        Some(&Requestor)
+    }
+}
+
+/// The extension's reference requestor.
+struct Requestor;
+
+impl ReferenceRequestor for Requestor {
+    fn faults(&self) -> Vec<FaultEntry> {
+        reference::requestor::FAULTS.iter().map(|f| f.entry()).collect()
+    }
+
+    fn run(&self, command: String, ask: Value, names: Vec<String>) -> BoxFuture<'static, Result<(), NotServed>> {
+        async move {
+            let list: Vec<_> = reference::requestor::FAULTS.iter().collect();
+            let command_name = "reference-requestor --profile ext-tasks";
+            let faults = crate::reference::faults::Faults::named(&names, &list, command_name)
+                .map_err(NotServed::Usage)?;
+            let session = crate::design::stdio_session(command).await?;
+            open(&session, ExtTasks.default_client_capabilities())
+                .await
+                .map_err(NotServed::Failed)?;
+            reference::requestor::run(&session, &ask, &faults)
+                .await
+                .map_err(NotServed::Failed)
         }
         .boxed()
     }

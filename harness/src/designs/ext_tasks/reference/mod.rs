@@ -5,6 +5,7 @@
 mod calls;
 mod notify;
 mod requests;
+pub mod requestor;
 
 use super::official_tools::{self, Runs};
 use super::{declares, request_capabilities, EXTENSION, META_VERSION, MISSING_CAPABILITY};

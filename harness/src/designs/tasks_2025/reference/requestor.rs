@@ -4,11 +4,10 @@
 //! `input_required` answered through tasks/result, cancelled when asked); each fault breaks
 //! one requestor rule.
 
-use crate::reference::faults::FaultInfo;
+use crate::reference::faults::{FaultInfo, Faults};
 use crate::session::{Inbox, Session};
 use crate::wire::{self, Outcome};
 use serde_json::{json, Value};
-use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 /// One way the reference requestor breaks a rule.
@@ -40,7 +39,7 @@ const NO_ANSWER_FOR: Duration = Duration::from_secs(2);
 const WAIT: Duration = Duration::from_secs(10);
 
 /// Does what `ask` asks (`tool`, `arguments`, `task`, `cancel_after_ms`) on an opened session.
-pub async fn run(session: &Session, ask: &Value, faults: &HashSet<Fault>) -> Result<(), String> {
+pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
     let tool = ask.get("tool").and_then(Value::as_str).unwrap_or_default();
     let listed = session
         .request("tools/list", json!({}), WAIT)
@@ -62,11 +61,11 @@ pub async fn run(session: &Session, ask: &Value, faults: &HashSet<Fault>) -> Res
     let as_task = match support.as_str() {
         "required" => true,
         "optional" => wants_task,
-        _ => wants_task && faults.contains(&Fault::AugmentsForbidden),
+        _ => wants_task && faults.has(Fault::AugmentsForbidden),
     };
     let mut params = json!({"name": tool, "arguments": ask.get("arguments").cloned().unwrap_or(json!({}))});
     if as_task {
-        params["task"] = match faults.contains(&Fault::TtlAsText) {
+        params["task"] = match faults.has(Fault::TtlAsText) {
             true => json!({"ttl": "60000"}),
             false => json!({"ttl": 60_000}),
         };
@@ -90,7 +89,7 @@ async fn follow(
     session: &Session,
     id: &Value,
     ask: &Value,
-    faults: &HashSet<Fault>,
+    faults: &Faults<Fault, ()>,
 ) -> Result<(), String> {
     let created = Instant::now();
     let cancel_after = ask
@@ -98,7 +97,7 @@ async fn follow(
         .and_then(Value::as_u64)
         .map(Duration::from_millis);
     let mut get = json!({"taskId": id});
-    if faults.contains(&Fault::MetaInGet) {
+    if faults.has(Fault::MetaInGet) {
         get["_meta"][wire::RELATED_TASK] = json!({"taskId": id});
     }
     loop {
@@ -123,13 +122,13 @@ async fn follow(
             .and_then(Value::as_u64)
             .unwrap_or(DEFAULT_POLL_MS);
         match task.get("status").and_then(Value::as_str) {
-            Some("working") if faults.contains(&Fault::StopsPolling) => {
+            Some("working") if faults.has(Fault::StopsPolling) => {
                 // leave the task as it is, long enough for it to show
                 tokio::time::sleep(Duration::from_millis(interval * 4)).await;
                 return Ok(());
             }
             Some("working") => {}
-            Some("input_required") if !faults.contains(&Fault::NoResultOnInput) => {
+            Some("input_required") if !faults.has(Fault::NoResultOnInput) => {
                 return answer_input(session, id).await;
             }
             // the fault leaves the input unanswered, polling a while as if waiting
@@ -142,7 +141,7 @@ async fn follow(
                 return Ok(());
             }
         }
-        let pause = match faults.contains(&Fault::PollsFast) {
+        let pause = match faults.has(Fault::PollsFast) {
             true => 20,
             false => interval,
         };

@@ -98,20 +98,9 @@ impl ReferenceRequestor for Requestor {
     fn run(&self, command: String, ask: serde_json::Value, names: Vec<String>) -> BoxFuture<'static, Result<(), NotServed>> {
         async move {
             let list: Vec<_> = requestor::FAULTS.iter().collect();
-            let faults = names
-                .iter()
-                .map(|n| {
-                    list.iter()
-                        .find(|f| f.name == n)
-                        .map(|f| f.fault)
-                        .ok_or_else(|| NotServed::Usage(format!("unknown fault {n:?} (see `taskcheck reference-requestor --list-faults`)")))
-                })
-                .collect::<Result<std::collections::HashSet<_>, _>>()?;
-            let stdio = crate::transport::stdio::StdioConnector { command, max_line: crate::reference::MAX_LINE };
-            let conn = crate::transport::Connect::connect(&stdio, crate::transport::Peer::A)
-                .await
-                .map_err(|e| NotServed::Failed(e.to_string()))?;
-            let session = crate::session::Session::start(conn, std::time::Duration::from_secs(10));
+            let faults = crate::reference::faults::Faults::named(&names, &list, "reference-requestor")
+                .map_err(NotServed::Usage)?;
+            let session = crate::design::stdio_session(command).await?;
             session
                 .initialize(serde_json::json!({"elicitation": {}}))
                 .await

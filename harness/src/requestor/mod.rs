@@ -4,6 +4,8 @@
 //! (`reference --record`), tells the client what to do (`TASKCHECK_REQUEST`), waits for it to
 //! finish, and judges every message it sent by the design's requestor rules.
 
+pub mod polls;
+
 use crate::designs::Profile;
 use crate::reference::record;
 use crate::report::RunReport;

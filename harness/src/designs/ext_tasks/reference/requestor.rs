@@ -1,0 +1,175 @@
+//! The extension's reference requestor (`taskcheck reference-requestor --profile ext-tasks`):
+//! does what `TASKCHECK_REQUEST` asks of a server the way a client should (every request
+//! declaring the extension, a CreateTaskResult or a plain result both handled, a task polled at
+//! its `pollIntervalMs` until it ends, each input request answered once with tasks/update,
+//! cancelled with tasks/cancel when asked); each fault breaks one requestor rule.
+
+use crate::reference::faults::{FaultInfo, Faults};
+use crate::session::Session;
+use crate::wire::Outcome;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+/// One way the reference requestor breaks a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fault {
+    PollsFast,
+    StopsPolling,
+    NoUpdateOnInput,
+    InventsKey,
+    AnswersTwice,
+    CancelsByNotification,
+}
+
+/// Every fault of the extension's reference requestor.
+pub const FAULTS: &[FaultInfo<Fault>] = &[
+    FaultInfo { fault: Fault::PollsFast, name: "polls-fast", rules: &["ext-tasks.requestor.respects-poll-interval"], description: "polls every 20 ms, whatever pollIntervalMs says", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::StopsPolling, name: "stops-polling", rules: &["ext-tasks.requestor.polls-until-terminal"], description: "polls a working task once, then never again", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::NoUpdateOnInput, name: "no-update-on-input", rules: &["ext-tasks.requestor.fulfils-input"], description: "keeps polling an input_required task and never sends tasks/update", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::InventsKey, name: "invents-key", rules: &["ext-tasks.requestor.keys-outstanding"], description: "answers input under a key of its own besides the task's", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::AnswersTwice, name: "answers-twice", rules: &["ext-tasks.requestor.answers-once"], description: "answers each input request a second time, in a second tasks/update", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["ext-tasks.cancel.no-notifications-cancelled"], description: "cancels with notifications/cancelled for the request that created the task, then tasks/cancel", may_also: &[], follows: &[] },
+];
+
+/// The poll interval used when a task suggests none, in ms.
+const DEFAULT_POLL_MS: u64 = 500;
+/// How long the reference requestor waits for any one answer.
+const WAIT: Duration = Duration::from_secs(10);
+/// How long the no-update-on-input fault polls a task waiting for input before it gives up.
+const NO_ANSWER_FOR: Duration = Duration::from_secs(2);
+
+/// Does what `ask` asks (`tool`, `arguments`, `cancel_after_ms`) on an opened conversation.
+pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
+    let params = json!({
+        "name": ask.get("tool").and_then(Value::as_str).unwrap_or_default(),
+        "arguments": ask.get("arguments").cloned().unwrap_or(json!({})),
+    });
+    let answer = session
+        .request("tools/call", params, WAIT)
+        .await
+        .map_err(|e| format!("tools/call: {e}"))?;
+    let request_id = session
+        .trace
+        .entries()
+        .into_iter()
+        .find(|e| e.seq == answer.asked)
+        .and_then(|e| e.message?.get("id").cloned());
+    match answer.outcome {
+        // a plain result (or error) is the answer: nothing to follow
+        Outcome::Result(r) if r["resultType"] == "task" => {
+            let id = r["taskId"].clone();
+            follow(session, &id, request_id, ask, faults).await
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Polls task `id` until it ends, answering its input and cancelling it when asked.
+async fn follow(
+    session: &Session,
+    id: &Value,
+    request_id: Option<Value>,
+    ask: &Value,
+    faults: &Faults<Fault, ()>,
+) -> Result<(), String> {
+    let created = Instant::now();
+    let cancel_after = ask
+        .get("cancel_after_ms")
+        .and_then(Value::as_u64)
+        .map(Duration::from_millis);
+    let mut answered: BTreeSet<String> = BTreeSet::new();
+    loop {
+        if cancel_after.is_some_and(|c| created.elapsed() >= c) {
+            if let (Some(rid), true) = (&request_id, faults.has(Fault::CancelsByNotification)) {
+                let _ = session
+                    .notify("notifications/cancelled", json!({"requestId": rid}))
+                    .await;
+            }
+            let _ = session
+                .request("tasks/cancel", json!({"taskId": id}), WAIT)
+                .await;
+            return Ok(());
+        }
+        if created.elapsed() > WAIT * 3 {
+            return Err(format!("task {id} did not end in {} s", (WAIT * 3).as_secs()));
+        }
+        let polled = session
+            .request("tasks/get", json!({"taskId": id}), WAIT)
+            .await
+            .map_err(|e| format!("tasks/get: {e}"))?;
+        let Outcome::Result(task) = polled.outcome else {
+            return Err(format!("tasks/get of {id} answered an error"));
+        };
+        let interval = task
+            .get("pollIntervalMs")
+            .and_then(Value::as_u64)
+            .unwrap_or(DEFAULT_POLL_MS);
+        match task.get("status").and_then(Value::as_str) {
+            Some("working") if faults.has(Fault::StopsPolling) => {
+                tokio::time::sleep(Duration::from_millis(interval.max(100) * 4)).await;
+                return Ok(());
+            }
+            Some("working") => {}
+            Some("input_required") if faults.has(Fault::NoUpdateOnInput) => {
+                if created.elapsed() > NO_ANSWER_FOR {
+                    return Ok(());
+                }
+            }
+            Some("input_required") => update(session, id, &task, &mut answered, faults).await?,
+            _ => return Ok(()),
+        }
+        let pause = match faults.has(Fault::PollsFast) {
+            true => 20,
+            false => interval,
+        };
+        let left = cancel_after.map(|c| c.saturating_sub(created.elapsed()));
+        tokio::time::sleep(left.map_or(Duration::from_millis(pause), |l| {
+            l.min(Duration::from_millis(pause))
+        }))
+        .await;
+    }
+}
+
+/// Answers every input request the task shows that was not answered yet, in one tasks/update
+/// (an elicitation accepted, any other request with an empty result).
+async fn update(
+    session: &Session,
+    id: &Value,
+    task: &Value,
+    answered: &mut BTreeSet<String>,
+    faults: &Faults<Fault, ()>,
+) -> Result<(), String> {
+    let mut responses = Map::new();
+    for (key, request) in task
+        .get("inputRequests")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let again = faults.has(Fault::AnswersTwice);
+        if !answered.insert(key.clone()) && !again {
+            continue;
+        }
+        let response = match request.get("method").and_then(Value::as_str) {
+            Some("elicitation/create") => json!({"action": "accept", "content": {"name": "taskcheck"}}),
+            _ => json!({}),
+        };
+        responses.insert(key.clone(), response);
+    }
+    if faults.has(Fault::InventsKey) {
+        responses.insert("taskcheck-invented".into(), json!({"action": "decline"}));
+    }
+    if responses.is_empty() {
+        return Ok(());
+    }
+    let sent = json!({"taskId": id, "inputResponses": responses});
+    session
+        .request("tasks/update", sent.clone(), WAIT)
+        .await
+        .map_err(|e| format!("tasks/update: {e}"))?;
+    if faults.has(Fault::AnswersTwice) {
+        let _ = session.request("tasks/update", sent, WAIT).await;
+    }
+    Ok(())
+}

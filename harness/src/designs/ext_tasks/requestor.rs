@@ -1,0 +1,214 @@
+//! A client of the extension judged as a requestor by its recorded conversation with the
+//! reference receiver (`taskcheck requestor --profile ext-tasks`): how it polls, answers input
+//! with tasks/update, and cancels.
+
+use crate::requestor::polls::{Polls, Shape, POLL_SHARE};
+use crate::trace::{Direction, Entry};
+use crate::verdict::Check;
+use crate::wire::{self, MessageRef, OutcomeRef};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+const RESPECTS_POLL: &str = "ext-tasks.requestor.respects-poll-interval";
+const POLLS_UNTIL_TERMINAL: &str = "ext-tasks.requestor.polls-until-terminal";
+const FULFILS_INPUT: &str = "ext-tasks.requestor.fulfils-input";
+const KEYS_OUTSTANDING: &str = "ext-tasks.requestor.keys-outstanding";
+const ANSWERS_ONCE: &str = "ext-tasks.requestor.answers-once";
+const NO_CANCELLED: &str = "ext-tasks.cancel.no-notifications-cancelled";
+
+/// The requestor rules a client is judged by here.
+pub const REQUESTOR_RULES: [&str; 6] = [
+    RESPECTS_POLL,
+    POLLS_UNTIL_TERMINAL,
+    FULFILS_INPUT,
+    KEYS_OUTSTANDING,
+    ANSWERS_ONCE,
+    NO_CANCELLED,
+];
+
+/// Where the extension's Tasks show a poller.
+const SHAPE: Shape = Shape {
+    interval_key: "pollIntervalMs",
+    task_of,
+    poll: "tasks/get",
+    settles_when_sent: &["tasks/cancel"],
+    settles_when_answered: &[],
+    waits_on: &[],
+};
+
+/// The Task an answer shows: a CreateTaskResult, or a tasks/get result.
+fn task_of(method: &str, _params: &Value, result: &Value) -> Option<Value> {
+    let created = result.get("resultType").and_then(Value::as_str) == Some("task");
+    (method == "tasks/get" || created).then(|| result.clone())
+}
+
+/// Judges a client by a recorded conversation (its messages `out`).
+pub fn judge(entries: &[Entry]) -> Vec<Check> {
+    let polls = Polls::watch(entries, &SHAPE);
+    let mut checks = Vec::new();
+    let mut judge = |rule: &str, broken: Option<(String, u64)>, exercised: Option<u64>, held: &str| {
+        match (broken, exercised) {
+            (Some((what, seq)), _) => checks.push(Check::judged(rule, false, what, vec![seq])),
+            (None, Some(seq)) => checks.push(Check::judged(rule, true, held, vec![seq])),
+            (None, None) => {}
+        }
+    };
+    judge(
+        RESPECTS_POLL,
+        polls.too_fast.clone(),
+        polls.first_poll,
+        &format!("polled no faster than {POLL_SHARE} of each pollIntervalMs"),
+    );
+    judge(
+        POLLS_UNTIL_TERMINAL,
+        polls.stopped(&SHAPE),
+        polls.first_poll,
+        "polled every task until it ended or was cancelled",
+    );
+    let unanswered = polls
+        .input_unanswered("tasks/update")
+        .into_iter()
+        .next()
+        .map(|(id, seq)| (format!("task {id:?} showed input_required and the client sent no tasks/update for it"), seq));
+    judge(
+        FULFILS_INPUT,
+        unanswered,
+        polls.first_input_required(),
+        "answered every task that showed input_required with tasks/update",
+    );
+    let keys = Keys::watch(entries);
+    judge(
+        KEYS_OUTSTANDING,
+        keys.unknown,
+        keys.first_update,
+        "every inputResponses key was one the task had shown",
+    );
+    judge(
+        ANSWERS_ONCE,
+        keys.twice,
+        keys.first_update,
+        "no key was answered twice",
+    );
+    judge(
+        NO_CANCELLED,
+        cancelled_by_notification(entries),
+        first_of(entries, "tasks/cancel"),
+        "cancelled tasks with tasks/cancel only",
+    );
+    checks
+}
+
+/// The first request the client sent with `method`.
+fn first_of(entries: &[Entry], method: &str) -> Option<u64> {
+    entries.iter().find_map(|e| {
+        let msg = wire::classify_ref(e.message.as_ref()?).ok()?;
+        match (e.dir, msg) {
+            (Direction::Out, MessageRef::Request { method: m, .. }) if m == method => Some(e.seq),
+            _ => None,
+        }
+    })
+}
+
+/// A notifications/cancelled naming a request that a CreateTaskResult answered: cancelling the
+/// task the way the text forbids.
+fn cancelled_by_notification(entries: &[Entry]) -> Option<(String, u64)> {
+    let mut tasked = HashMap::new();
+    for e in entries {
+        let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+            continue;
+        };
+        match (e.dir, msg) {
+            (Direction::In, MessageRef::Response { id, outcome: OutcomeRef::Result(r) }) => {
+                if let Some(task) = r.get("taskId").filter(|_| r["resultType"] == "task") {
+                    tasked.insert(id.to_string(), wire::id_text(task));
+                }
+            }
+            (
+                Direction::Out,
+                MessageRef::Notification {
+                    method: "notifications/cancelled",
+                    params,
+                },
+            ) => {
+                let request = params.get("requestId").map(|r| r.to_string());
+                if let Some(task) = request.and_then(|r| tasked.get(&r)) {
+                    return Some((
+                        format!("notifications/cancelled for the request that created task {task:?}"),
+                        e.seq,
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `inputRequests` keys each task showed and those the client answered.
+#[derive(Default)]
+struct Keys {
+    shown: BTreeMap<String, BTreeSet<String>>,
+    answered: BTreeMap<String, BTreeSet<String>>,
+    first_update: Option<u64>,
+    unknown: Option<(String, u64)>,
+    twice: Option<(String, u64)>,
+}
+
+impl Keys {
+    fn watch(entries: &[Entry]) -> Keys {
+        let mut k = Keys::default();
+        for e in entries {
+            let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+                continue;
+            };
+            match (e.dir, msg) {
+                (
+                    Direction::Out,
+                    MessageRef::Request {
+                        method: "tasks/update",
+                        params,
+                        ..
+                    },
+                ) => k.update(params, e.seq),
+                (Direction::In, MessageRef::Response { outcome: OutcomeRef::Result(r), .. }) => {
+                    let (Some(task), Some(requests)) = (
+                        r.get("taskId").map(wire::id_text),
+                        r.get("inputRequests").and_then(Value::as_object),
+                    ) else {
+                        continue;
+                    };
+                    k.shown.entry(task).or_default().extend(requests.keys().cloned());
+                }
+                _ => {}
+            }
+        }
+        k
+    }
+
+    fn update(&mut self, params: &Value, seq: u64) {
+        self.first_update.get_or_insert(seq);
+        let Some(task) = params.get("taskId").map(wire::id_text) else {
+            return;
+        };
+        let shown = self.shown.get(&task).cloned().unwrap_or_default();
+        let answered = self.answered.entry(task.clone()).or_default();
+        for key in params
+            .get("inputResponses")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|r| r.keys())
+        {
+            if !shown.contains(key) && self.unknown.is_none() {
+                self.unknown = Some((
+                    format!("tasks/update of task {task:?} answers key {key:?}, which the task never showed in inputRequests"),
+                    seq,
+                ));
+            } else if shown.contains(key) && !answered.insert(key.clone()) && self.twice.is_none() {
+                self.twice = Some((
+                    format!("tasks/update of task {task:?} answers key {key:?} a second time"),
+                    seq,
+                ));
+            }
+        }
+    }
+}
