@@ -174,10 +174,31 @@ fn requestor_faults() -> Vec<FaultEntry> {
 }
 
 /// `taskcheck list`: scenarios, then rules.
-pub fn list(scenarios: &[Scenario], profile: Profile) -> String {
-    let mut out = format!("{} scenario(s):\n", scenarios.len());
+pub fn list(
+    scenarios: &[Scenario],
+    requestors: &[crate::requestor::RequestorScenario],
+    profile: Profile,
+) -> String {
+    let clients = scenarios
+        .iter()
+        .filter(|s| s.receiver == ReceiverKind::Client)
+        .count();
+    let mut out = format!(
+        "{} scenario(s): {} of servers (`taskcheck run`), {clients} of clients receiving tasks (`taskcheck client`)\n",
+        scenarios.len(),
+        scenarios.len() - clients
+    );
     for s in scenarios {
         out.push_str(&format!("  {:<34} {}\n", s.id, s.title));
+    }
+    if !requestors.is_empty() {
+        out.push_str(&format!(
+            "\n{} requestor scenario(s) (`taskcheck requestor`, clients requesting tasks):\n",
+            requestors.len()
+        ));
+        for s in requestors.iter() {
+            out.push_str(&format!("  {:<34} {}\n", s.id, s.title));
+        }
     }
     out.push_str(&format!(
         "\n{} rule(s) of the {profile} profile:\n",
@@ -197,10 +218,14 @@ pub fn list(scenarios: &[Scenario], profile: Profile) -> String {
 
 /// `taskcheck explain RULE`.
 pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
-    let mut out =
-        format!(
-        "{}\n  level:    {}\n  actor:    {:?}\n  status:   {:?}\n  section:  {}\n  summary:  {}\n",
-        rule.id, rule.level.as_str(), rule.actor, rule.status, Profile::link(rule), rule.summary
+    let mut out = format!(
+        "{}\n  level:    {}\n  actor:    {}\n  status:   {}\n  section:  {}\n  summary:  {}\n",
+        rule.id,
+        rule.level.as_str(),
+        lower(rule.actor),
+        lower(rule.status),
+        Profile::link(rule),
+        rule.summary
     );
     if let Some(d) = &rule.derived_from {
         out.push_str(&format!(
@@ -230,20 +255,47 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
         "  checks:   {}\n",
         joined(checks_of(&rule.id, scenarios))
     ));
-    let faults = faults_of(&rule.id)
-        .into_iter()
-        .map(str::to_string)
-        .collect();
-    out.push_str(&format!("  faults:   {}\n", joined(faults)));
+    // each reference that can break the rule, with its faults
+    let of = |faults: Vec<FaultEntry>| -> Vec<&'static str> {
+        faults
+            .into_iter()
+            .filter(|f| f.rules.contains(&rule.id.as_str()))
+            .map(|f| f.name)
+            .collect()
+    };
+    let receiver = of(Profile::ALL.iter().flat_map(|p| p.faults()).collect());
     let client = client_faults_of(&rule.id);
-    if !client.is_empty() {
-        // client receivers are judged by the same rule (`taskcheck client`)
-        out.push_str(&format!(
-            "  client faults (reference-client): {}\n",
-            client.join(", ")
-        ));
+    let requestor = of(requestor_faults());
+    let mut by: Vec<String> = Vec::new();
+    for (reference, faults) in [
+        ("reference", &receiver),
+        ("reference-client", &client),
+        ("reference-requestor", &requestor),
+    ] {
+        match faults.is_empty() {
+            true => {}
+            // the reference client shares the receiver's task store, and its faults
+            false if reference == "reference-client" && *faults == receiver => {
+                by.push("reference-client: the same".into())
+            }
+            false => by.push(format!("{reference}: {}", faults.join(", "))),
+        }
     }
+    out.push_str(&format!(
+        "  faults:   {}\n",
+        joined(
+            vec![by.join("; ")]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect()
+        )
+    ));
     out
+}
+
+/// A catalogue enum as `list` shows it.
+fn lower(value: impl std::fmt::Debug) -> String {
+    format!("{value:?}").to_lowercase()
 }
 
 /// The reference client's faults, one line each: name, first rule, what it does.

@@ -31,16 +31,18 @@ enum Command {
     Client(Box<cli::client::ClientArgs>),
     /// The reference client: a correct client-side task receiver (and its faults). Give the
     /// server as a URL (Streamable HTTP) or as the command that starts it (stdio).
+    #[command(hide = true)]
     ReferenceClient(cli::client::ReferenceClientArgs),
-    /// Test an MCP client as a requestor of tasks: taskcheck's reference receiver plays its
-    /// stdio server, the client is started for every requestor scenario with what to do in
-    /// TASKCHECK_REQUEST, and every message it sends is judged by the requestor rules.
+    /// Test an MCP client as a requestor of tasks: taskcheck's reference receiver is its stdio
+    /// server, and every message it sends is judged by the requestor rules.
     Requestor(Box<cli::requestor::RequestorArgs>),
     /// The reference requestor: does what TASKCHECK_REQUEST asks of the stdio server given
     /// after the options, as a requestor should (and its faults).
+    #[command(hide = true)]
     ReferenceRequestor(cli::requestor::ReferenceRequestorArgs),
     /// The stdio server command `taskcheck client --stdio` gives a client: relays stdin and
     /// stdout to the running taskcheck.
+    #[command(hide = true)]
     Serve(cli::client::ServeArgs),
     /// Serve the reference receiver on stdio, or over Streamable HTTP with --http.
     Reference(Box<cli::reference::ReferenceArgs>),
@@ -61,6 +63,7 @@ enum Command {
     Diff(cli::diff::DiffArgs),
     /// Every rule with its checks and faults, and a coverage summary (exit 1 if a checked
     /// rule lacks a check or a fault).
+    #[command(hide = true)]
     Coverage(cli::inspect::CoverageArgs),
     /// Explain a rule: level, spec section, checks and faults.
     Explain(cli::inspect::ExplainArgs),

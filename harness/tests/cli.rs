@@ -22,6 +22,49 @@ fn explain_names_level_section_checks_and_faults() {
         assert!(t.contains(want), "{want} missing from:\n{t}");
     }
     assert_eq!(taskcheck(&["explain", "tasks.nope"]).status.code(), Some(2));
+    // words as `list` prints them, and each reference's faults once
+    assert!(
+        t.contains("actor:    receiver") && t.contains("status:   checked"),
+        "{t}"
+    );
+    let t = text(&taskcheck(&[
+        "explain",
+        "tasks.result.terminal-returns-final",
+    ]));
+    assert_eq!(t.matches("result-once").count(), 1, "{t}");
+    assert!(t.contains("reference-client: the same"), "{t}");
+}
+
+#[test]
+fn the_top_level_help_lists_the_users_commands_only() {
+    let t = text(&taskcheck(&["--help"]));
+    for user in ["run", "init", "client", "requestor", "explain"] {
+        assert!(
+            t.contains(&format!("  {user} ")),
+            "{user} missing from:\n{t}"
+        );
+    }
+    for internal in [
+        "serve",
+        "reference-client",
+        "reference-requestor",
+        "coverage",
+    ] {
+        assert!(
+            !t.contains(&format!("  {internal} ")),
+            "{internal} listed:\n{t}"
+        );
+        // hidden, not gone
+        assert!(
+            taskcheck(&[internal, "--help"]).status.success(),
+            "{internal}"
+        );
+    }
+    let t = text(&taskcheck(&["list"]));
+    assert!(
+        t.contains("of servers (`taskcheck run`)") && t.contains("requestor scenario(s)"),
+        "list says which command runs which scenarios:\n{t}"
+    );
 }
 
 #[test]
@@ -323,9 +366,11 @@ fn a_clean_run_fits_on_one_screen_and_verbose_shows_every_check() {
         let scenarios = doc["scenarios"].as_array().unwrap().len();
         (out.lines().count(), scenarios, out)
     };
-    // a line per scenario, then the counts and the exit line
+    // a line per scenario (and why, for one that did not apply), then the counts and the exit line
     let (default, scenarios, out) = lines(&[], "screen-default");
-    assert!(default <= scenarios + 6, "{default} lines:\n{out}");
+    let why = out.lines().filter(|l| l.starts_with("    why: ")).count();
+    assert!(why > 0, "a scenario that does not apply says why:\n{out}");
+    assert!(default <= scenarios + why + 6, "{default} lines:\n{out}");
     assert!(out.contains("rules: ") && out.contains(" passed"), "{out}");
     let (quiet, _, out) = lines(&["-q"], "screen-quiet");
     assert!(quiet <= 4, "{out}");

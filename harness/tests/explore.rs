@@ -100,7 +100,7 @@ fn explore_over_http_is_clean_too() {
 fn explore_of_the_extension_is_clean_under_every_legal_variant_over_stdio_and_http() {
     let (code, out) = explore(&ext_reference(&[]), &["--seed", "1", "--cases", "30"]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("testing the ext-tasks profile"), "{out}");
+    assert!(out.contains("speaks the ext-tasks design"), "{out}");
     assert!(out.contains("no failure found"), "{out}");
     let variants: Vec<_> = ext_tasks::variants::VARIANTS.iter().collect();
     let problems = in_parallel(&variants, 4, |v| {

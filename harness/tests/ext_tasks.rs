@@ -63,7 +63,7 @@ fn over_http_the_reference_passes_and_every_fault_fails_exactly_its_rules() {
     let server = HttpReference::start(&["--profile", "ext-tasks"]);
     let (code, out, doc) = run_against(&["--url", &server.url], &AUTH, "ext-http-clean");
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("testing the ext-tasks profile"), "{out}");
+    assert!(out.contains("speaks the ext-tasks design"), "{out}");
     assert_eq!(
         rules_with(
             &doc,
@@ -158,7 +158,7 @@ fn the_profile_is_detected_and_said() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(err.contains("testing the ext-tasks profile"), "{err}");
+    assert!(err.contains("speaks the ext-tasks design"), "{err}");
     let out = taskcheck(&[
         "run",
         "--stdio",
@@ -168,7 +168,12 @@ fn the_profile_is_detected_and_said() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(err.contains("testing the 2025-11-25 profile"), "{err}");
+    assert!(err.contains("speaks the 2025-11-25 design"), "{err}");
+    // a server of the default design refusing server/discover is nothing to alarm anyone with
+    assert!(
+        !err.contains("rejected") && !err.contains("-32601"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -431,7 +436,7 @@ fn detection_waits_for_a_slow_start_and_tells_silence_from_refusal() {
     let slow = format!("{} --variant slow-start", ext_reference(&[]));
     let out = taskcheck(&["run", "--stdio", &slow, "--scenario", "ext-cancel", "-q"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("testing the ext-tasks profile"), "{err}");
+    assert!(err.contains("speaks the ext-tasks design"), "{err}");
     assert_eq!(out.status.code(), Some(0), "{err}");
     let json = temp_path("silent-receiver.json");
     let args = [

@@ -80,7 +80,7 @@ fn fuzz_wire_finds_nothing_wrong_with_the_extensions_reference_over_stdio_and_ht
         &["--seed", "1", "--cases", "120"],
     );
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("testing the ext-tasks profile"), "{out}");
+    assert!(out.contains("speaks the ext-tasks design"), "{out}");
     assert!(out.contains("no rule broken"), "{out}");
     for class in EXT_CLASSES {
         assert!(

@@ -77,7 +77,7 @@ fn the_extensions_reference_passes_a_load_and_its_defects_are_caught() {
         "load-ext",
     );
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("testing the ext-tasks profile"), "{out}");
+    assert!(out.contains("speaks the ext-tasks design"), "{out}");
     assert_eq!(doc["completed"], 2000, "{out}");
     assert_eq!(doc["limits"]["rule"], Value::Null, "{out}");
     for (fault, rule) in [

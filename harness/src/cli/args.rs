@@ -57,7 +57,7 @@ pub struct ReportArgs {
     /// untestable) or a number of rules; short of it, exit 4 [default: whatever was judged].
     #[arg(long, value_name = "all|N")]
     pub require_judged: Option<Require>,
-    /// Write the JSON report here (its schema: harness/schema/report.schema.json).
+    /// Write the JSON report here (`taskcheck schema report` prints its schema).
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
     /// Write a JUnit XML report here (a test case per check).
@@ -127,7 +127,7 @@ pub struct SuiteArgs {
 /// How scenarios are run and judged (`run` and `explore`).
 #[derive(clap::Args, Clone)]
 pub struct JudgeArgs {
-    /// Per-request timeout in ms.
+    /// Longest wait for each answer of the receiver, in ms.
     #[arg(long, default_value_t = 5000)]
     pub timeout_ms: u64,
     /// Per-scenario deadline in ms.
@@ -137,7 +137,8 @@ pub struct JudgeArgs {
     /// extension's schema.json beside the 2026-07-28 one).
     #[arg(long, value_name = "FILE")]
     pub schema: Vec<PathBuf>,
-    /// Map fixture roles to the receiver's own tools (YAML; see docs/testing-servers.md).
+    /// Map fixture roles to the receiver's own tools (YAML, as `taskcheck init` writes it;
+    /// `taskcheck list --fixtures` lists the roles).
     #[arg(long, value_name = "FILE")]
     pub fixtures: Option<PathBuf>,
     /// The mapping `taskcheck.yaml` gives, when --fixtures does not.

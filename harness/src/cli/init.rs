@@ -34,7 +34,8 @@ pub struct InitArgs {
     /// The folder to write into.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
-    /// Longest wait for each answer of the server, in ms.
+    /// Longest wait for each answer of the receiver, in ms (twice `run`'s default: `init` also
+    /// waits for each tool it watches to end).
     #[arg(long, default_value_t = 10_000)]
     pub timeout_ms: u64,
     /// Lets taskcheck call a tool that may destroy something (its annotations say

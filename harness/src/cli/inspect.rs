@@ -30,7 +30,17 @@ pub fn list(args: ListArgs) -> i32 {
     if fixtures {
         print!("{}", profile.fixture_contract());
     } else {
-        print!("{}", inspect::list(&selected(&lib, &select), profile));
+        // requestor scenarios have no tags: a tag leaves them out
+        let requestors: Vec<_> = mcp_taskcheck::requestor::builtin()
+            .into_iter()
+            .filter(|s| s.profile == profile && select.tags.is_empty())
+            .filter(|s| select.only.is_empty() || select.only.contains(&s.id))
+            .filter(|s| select.rules.is_empty() || select.rules.iter().any(|r| s.rules.contains(r)))
+            .collect();
+        print!(
+            "{}",
+            inspect::list(&selected(&lib, &select), &requestors, profile)
+        );
     }
     exit::CONFORMANT
 }

@@ -121,6 +121,9 @@ pub async fn profile_for<C: Connect>(
         return profile;
     }
     let (profile, why) = mcp_taskcheck::runner::detect_profile(connector, limits).await;
-    eprintln!("taskcheck: testing the {profile} profile ({why}); --profile picks one");
+    let why = why.map(|w| format!(" ({w})")).unwrap_or_default();
+    eprintln!(
+        "taskcheck: the server speaks the {profile} design of Tasks{why}; --profile picks another"
+    );
     profile
 }

@@ -97,6 +97,14 @@ impl RunReport {
                 s.duration.as_millis(),
                 s.title
             ));
+            // a scenario that did not apply says why in one line
+            let why = s
+                .checks
+                .iter()
+                .find(|c| c.verdict == Verdict::NotApplicable);
+            if let (Verdict::NotApplicable, Detail::Normal, Some(c)) = (verdict, detail, why) {
+                out.push_str(&format!("    why: {}\n", c.message));
+            }
             let passed = matches!(
                 verdict,
                 Verdict::Pass | Verdict::Info | Verdict::NotApplicable

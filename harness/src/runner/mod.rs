@@ -662,22 +662,28 @@ pub async fn observe_task<C: Connect>(
 /// itself then tries (a receiver that answers that neither ends the run with exit 3). The text
 /// says what the receiver answered, or that it did not answer within the wait: a slow start
 /// is waited for as long as `--timeout-ms` (3 s at least), never taken for a refusal.
-pub async fn detect_profile<C: Connect>(connector: &C, limits: &Limits) -> (Profile, String) {
+/// The profile a receiver speaks, and how that was found out when it is worth saying: the
+/// answer that showed it, or the silence or failure that left the default (a plain refusal,
+/// what a receiver of the default design gives, says nothing more).
+pub async fn detect_profile<C: Connect>(
+    connector: &C,
+    limits: &Limits,
+) -> (Profile, Option<String>) {
     let wait = limits.request.max(DETECT_AT_LEAST);
-    let mut why = String::new();
+    let mut why = None;
     for profile in Profile::ALL.iter().rev().filter(|p| !p.is_default()) {
         let conn = match connector.connect(Peer::A).await {
             Ok(c) => c,
-            Err(e) => return (Profile::default(), format!("cannot ask: {e}")),
+            Err(e) => return (Profile::default(), Some(format!("cannot ask: {e}"))),
         };
         let session = Session::start(conn, wait);
         let Some(asked) = profile.ask_speaks(&session) else {
             continue;
         };
         match asked.await {
-            Ok(answer) => return (*profile, answer),
-            Err(Unspoken::Refused(answer)) => why = answer,
-            Err(Unspoken::Silent(silence)) => why = format!("no answer: {silence}"),
+            Ok(answer) => return (*profile, Some(answer)),
+            Err(Unspoken::Refused(_)) => {}
+            Err(Unspoken::Silent(silence)) => why = Some(format!("no answer: {silence}")),
         }
     }
     (Profile::default(), why)
