@@ -463,7 +463,11 @@ fn detection_waits_for_a_slow_start_and_tells_silence_from_refusal() {
         "create-prompt",
     ]);
     let err = String::from_utf8_lossy(&refused.stderr);
-    assert!(err.contains("server/discover is not served"), "{err}");
+    // a refusal is what a server of the default design gives: the design is said, plainly
+    assert!(
+        err.contains("speaks the 2025-11-25 design") && !err.contains("server/discover"),
+        "{err}"
+    );
 }
 
 /// A server that answers short work at once, without a task (the extension lets it): the
