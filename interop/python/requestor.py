@@ -28,26 +28,37 @@ async def main():
         async with ClientSession(read, write, elicitation_callback=elicit) as session:
             await session.initialize()
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            name, arguments = ask["tool"], ask.get("arguments", {})
-            execution = tools[name].execution
-            support = execution.taskSupport if execution else None
-            if not ask.get("task") or support not in ("optional", "required"):
-                await session.call_tool(name, arguments)
-                return
-            created = await session.experimental.call_tool_as_task(name, arguments)
-            task_id = created.task.taskId
-            cancel_after = ask.get("cancel_after_ms")
-            started = anyio.current_time()
-            async for status in session.experimental.poll_task(task_id):
-                waited = (anyio.current_time() - started) * 1000
-                if cancel_after is not None and waited >= cancel_after:
-                    await session.experimental.cancel_task(task_id)
-                    cancel_after = None
-                if status.status == "input_required":
-                    await session.experimental.get_task_result(task_id, types.CallToolResult)
-                    return
-            if status.status == "completed":
-                await session.experimental.get_task_result(task_id, types.CallToolResult)
+            for _ in range(ask.get("times", 1)):
+                await call(session, tools, ask)
+            cursor = None
+            while ask.get("list"):
+                cursor = (await session.experimental.list_tasks(cursor)).nextCursor
+                if not cursor:
+                    break
+
+
+async def call(session, tools, ask):
+    """Calls the tool asked for once, as a task where its taskSupport allows, to its end."""
+    name, arguments = ask["tool"], ask.get("arguments", {})
+    execution = tools[name].execution
+    support = execution.taskSupport if execution else None
+    if not ask.get("task") or support not in ("optional", "required"):
+        await session.call_tool(name, arguments)
+        return
+    created = await session.experimental.call_tool_as_task(name, arguments)
+    task_id = created.task.taskId
+    cancel_after = ask.get("cancel_after_ms")
+    started = anyio.current_time()
+    async for status in session.experimental.poll_task(task_id):
+        waited = (anyio.current_time() - started) * 1000
+        if cancel_after is not None and waited >= cancel_after:
+            await session.experimental.cancel_task(task_id)
+            cancel_after = None
+        if status.status == "input_required":
+            await session.experimental.get_task_result(task_id, types.CallToolResult)
+            return
+    if status.status == "completed":
+        await session.experimental.get_task_result(task_id, types.CallToolResult)
 
 
 anyio.run(main)

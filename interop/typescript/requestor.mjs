@@ -21,13 +21,19 @@ client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', c
 await client.connect(new StdioClientTransport({ command, args }));
 await client.listTools();
 const params = { name: ask.tool, arguments: ask.arguments ?? {} };
-if (!ask.task) {
-  await client.callTool(params);
-} else {
+for (let i = 0; i < (ask.times ?? 1); i++) {
+  if (!ask.task) {
+    await client.callTool(params);
+    continue;
+  }
   for await (const message of client.experimental.tasks.callToolStream(params, CallToolResultSchema)) {
     if (message.type === 'taskCreated' && ask.cancel_after_ms !== undefined) {
       setTimeout(() => client.experimental.tasks.cancelTask(message.task.taskId), ask.cancel_after_ms);
     }
   }
+}
+// every page of tasks/list, following nextCursor
+for (let cursor, first = true; ask.list && (first || cursor); first = false) {
+  cursor = (await client.experimental.tasks.listTasks(cursor)).nextCursor;
 }
 await client.close();

@@ -64,6 +64,10 @@ pub struct Reference {
     next_call: AtomicU64,
     /// Tasks whose result tasks/result took (the result-deletes-task fault).
     taken: Mutex<std::collections::HashSet<String>>,
+    /// Tasks a tasks/get showed `input_required` or a tasks/result asked for, and the wake-up
+    /// of elicitations waiting for that (the input-shown-first variant).
+    input_seen: Mutex<std::collections::HashSet<String>>,
+    input_wake: tokio::sync::Notify,
 }
 
 type Reply = Result<Value, (i64, String)>;
@@ -356,6 +360,8 @@ impl Reference {
             calls: Mutex::default(),
             next_call: AtomicU64::new(0),
             taken: Mutex::default(),
+            input_seen: Mutex::default(),
+            input_wake: tokio::sync::Notify::new(),
         })
     }
 

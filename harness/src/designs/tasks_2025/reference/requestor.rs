@@ -19,6 +19,7 @@ pub enum Fault {
     MetaInGet,
     AugmentsForbidden,
     TtlAsText,
+    TampersCursor,
 }
 
 /// Every fault of the reference requestor.
@@ -28,6 +29,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::NoResultOnInput, name: "no-result-on-input", rules: &["tasks.input.requestor-calls-result"], description: "keeps polling tasks/get through input_required and never calls tasks/result", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::MetaInGet, name: "meta-in-get", rules: &["tasks.meta.requestor-omits"], description: "sends related-task _meta on tasks/get", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::TtlAsText, name: "ttl-as-text", rules: &["tasks.schema.requestor-messages"], description: "asks for a task with `ttl` as a string (\"60000\")", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::TampersCursor, name: "tampers-cursor", rules: &["tasks.list.requestor-opaque-cursor"], description: "sends back each tasks/list cursor with a character added", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AugmentsForbidden, name: "augments-forbidden", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task although its taskSupport forbids it", may_also: &[], follows: &[] },
 ];
 
@@ -38,8 +40,45 @@ const NO_ANSWER_FOR: Duration = Duration::from_secs(2);
 /// How long the reference requestor waits for any one answer.
 const WAIT: Duration = Duration::from_secs(10);
 
-/// Does what `ask` asks (`tool`, `arguments`, `task`, `cancel_after_ms`) on an opened session.
+/// Does what `ask` asks (`tool`, `arguments`, `task`, `cancel_after_ms`, `times`, `list`) on an
+/// opened session.
 pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
+    let times = ask.get("times").and_then(Value::as_u64).unwrap_or(1);
+    for _ in 0..times {
+        call(session, ask, faults).await?;
+    }
+    if ask.get("list").and_then(Value::as_bool) == Some(true) {
+        list(session, faults).await?;
+    }
+    Ok(())
+}
+
+/// Walks tasks/list, page by page, with the cursors the receiver gives.
+async fn list(session: &Session, faults: &Faults<Fault, ()>) -> Result<(), String> {
+    let mut cursor: Option<Value> = None;
+    for _ in 0..100 {
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let page = session
+            .request("tasks/list", params, WAIT)
+            .await
+            .map_err(|e| format!("tasks/list: {e}"))?;
+        let Outcome::Result(page) = page.outcome else {
+            return Ok(());
+        };
+        cursor = match page.get("nextCursor").and_then(Value::as_str) {
+            Some(c) if faults.has(Fault::TampersCursor) => Some(json!(format!("{c}x"))),
+            Some(c) => Some(json!(c)),
+            None => return Ok(()),
+        };
+    }
+    Ok(())
+}
+
+/// Calls the tool asked for once, following its task to the end.
+async fn call(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
     let tool = ask.get("tool").and_then(Value::as_str).unwrap_or_default();
     let listed = session
         .request("tools/list", json!({}), WAIT)

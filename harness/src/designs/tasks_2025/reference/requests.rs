@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// The longest the input-shown-first variant holds an elicitation back.
+const INPUT_HELD_AT_MOST: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl Reference {
     pub(super) fn task_id_param(&self, params: &Value) -> Result<String, (i64, String)> {
         if self.faults.has(Fault::TrustRequestMeta) {
@@ -82,11 +85,43 @@ impl Reference {
         if self.faults.has(Fault::GetWithRelatedTask) {
             task["_meta"] = self.related_meta(&id);
         }
+        if task["status"] == "input_required" {
+            self.input_seen(&id);
+        }
         Ok(task)
+    }
+
+    /// The requestor has seen that task `id` waits for input, or asked for its result: an
+    /// elicitation held back for that goes out (the input-shown-first variant).
+    fn input_seen(&self, id: &str) {
+        let mut seen = self.input_seen.lock().unwrap_or_else(|p| p.into_inner());
+        seen.insert(id.to_string());
+        self.input_wake.notify_waiters();
+    }
+
+    /// Waits (at most [`INPUT_HELD_AT_MOST`]) until the requestor has seen task `id` wait for
+    /// input or asked for its result.
+    pub(super) async fn input_shown(&self, id: &str) {
+        let wait = async {
+            loop {
+                let woken = self.input_wake.notified();
+                if self
+                    .input_seen
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .contains(id)
+                {
+                    return;
+                }
+                woken.await;
+            }
+        };
+        let _ = tokio::time::timeout(INPUT_HELD_AT_MOST, wait).await;
     }
 
     pub(super) async fn tasks_result(&self, params: &Value) -> Reply {
         let id = self.task_id_param(params)?;
+        self.input_seen(&id);
         let mut done = {
             let mut store = self.lock();
             let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;

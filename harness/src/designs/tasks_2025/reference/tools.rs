@@ -1,6 +1,7 @@
 //! What each fixture tool does when the reference receiver runs it.
 
 use super::faults::Fault;
+use super::variants::Variant;
 use super::Reference;
 use crate::model::TaskStatus;
 use crate::wire::{self, code};
@@ -112,6 +113,9 @@ async fn elicit(server: &Arc<Reference>, ctx: &RunContext) -> Result<Value, Valu
                 Some("waiting for the elicitation answer".into()),
             );
         }
+    }
+    if let (Some(id), true) = (&ctx.task_id, server.faults.is(Variant::InputShownFirst)) {
+        server.input_shown(id).await;
     }
     if ctx.task_id.is_some() && server.faults.has(Fault::ElicitationDropped) {
         // the task waits for an answer to a request nobody will see

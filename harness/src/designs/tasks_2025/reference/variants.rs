@@ -17,6 +17,7 @@ pub enum Variant {
     StatusMessageAlways,
     ExtraMeta,
     OwnTools,
+    InputShownFirst,
 }
 
 /// Every variant.
@@ -70,5 +71,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: Variant::OwnTools,
         name: "own-tools",
         description: "lists its own tools instead of the fixture contract's: `generate_report` (taskSupport required, works 1500 ms whatever it is given), `echo_text` (forbidden) and `purge_reports` (destructiveHint)",
+    },
+    VariantInfo {
+        variant: Variant::InputShownFirst,
+        name: "input-shown-first",
+        description: "a task waiting for input sends its elicitation only once a tasks/get has shown it input_required or a tasks/result asks for it (2 s at most)",
     },
 ];
