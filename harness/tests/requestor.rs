@@ -80,7 +80,7 @@ fn the_extensions_reference_requestor_passes_and_each_fault_fails_exactly_its_ru
         Vec::<String>::new(),
         "{out}"
     );
-    assert_eq!(rules_with(&doc, &["pass"]).len(), 6, "{out}");
+    assert_eq!(rules_with(&doc, &["pass"]).len(), 7, "{out}");
     let faults: Vec<_> = ext::FAULTS.iter().collect();
     let problems = in_parallel(&faults, 3, |fault| {
         let tag = format!("ext-requestor-{}", fault.name);

@@ -15,9 +15,11 @@ const FULFILS_INPUT: &str = "ext-tasks.requestor.fulfils-input";
 const KEYS_OUTSTANDING: &str = "ext-tasks.requestor.keys-outstanding";
 const ANSWERS_ONCE: &str = "ext-tasks.requestor.answers-once";
 const NO_CANCELLED: &str = "ext-tasks.cancel.no-notifications-cancelled";
+const BOTH_SHAPES: &str = "ext-tasks.requestor.handle-both-shapes";
 
 /// The requestor rules a client is judged by here.
-pub const REQUESTOR_RULES: [&str; 6] = [
+pub const REQUESTOR_RULES: [&str; 7] = [
+    BOTH_SHAPES,
     RESPECTS_POLL,
     POLLS_UNTIL_TERMINAL,
     FULFILS_INPUT,
@@ -95,7 +97,54 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         first_of(entries, "tasks/cancel"),
         "cancelled tasks with tasks/cancel only",
     );
+    let (followed, plain) = phantom_tasks(entries);
+    judge(
+        BOTH_SHAPES,
+        followed,
+        plain,
+        "took a tools/call answered with its result as the answer",
+    );
     checks
+}
+
+/// A tasks request about a task no CreateTaskResult handed out, after a tools/call was
+/// answered with its plain result (a client taking that result for a task); and the first such
+/// plain result.
+fn phantom_tasks(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
+    let mut calls = HashMap::new();
+    let mut handed = BTreeSet::new();
+    let mut plain = None;
+    for e in entries {
+        let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+            continue;
+        };
+        match (e.dir, msg) {
+            (Direction::Out, MessageRef::Request { id, method, params }) => {
+                if method == "tools/call" {
+                    calls.insert(id.to_string(), ());
+                }
+                let about = matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel");
+                let task = params.get("taskId").map(wire::id_text).unwrap_or_default();
+                if about && plain.is_some() && !handed.contains(&task) {
+                    let what = format!("{method} of task {task:?}, which no CreateTaskResult handed out, after a tools/call was answered with its result");
+                    return (Some((what, e.seq)), plain);
+                }
+            }
+            (Direction::In, MessageRef::Response { id, outcome: OutcomeRef::Result(r) }) => {
+                match r.get("taskId").filter(|_| r["resultType"] == "task") {
+                    Some(task) => {
+                        handed.insert(wire::id_text(task));
+                    }
+                    None if calls.contains_key(&id.to_string()) => {
+                        plain.get_or_insert(e.seq);
+                    }
+                    None => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    (None, plain)
 }
 
 /// The first request the client sent with `method`.

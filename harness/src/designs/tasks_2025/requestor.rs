@@ -15,8 +15,11 @@ const POLL: &str = "tasks.poll.requestor-respects-poll-interval";
 /// `input_required` is answered by a tasks/result.
 const RESULT_ON_INPUT: &str = "tasks.input.requestor-calls-result";
 
+/// The `ttl` a task-augmented request asks for (a MAY: recorded).
+const TTL: &str = "tasks.create.requestor-ttl";
+
 /// The requestor rules a requestor under test is judged by here.
-pub const REQUESTOR_RULES: [&str; 2] = [POLL, RESULT_ON_INPUT];
+pub const REQUESTOR_RULES: [&str; 3] = [POLL, RESULT_ON_INPUT, TTL];
 
 /// Where 2025-11-25 Tasks show a poller.
 const SHAPE: Shape = Shape {
@@ -58,6 +61,7 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         )),
         (None, None) => {}
     }
+    checks.extend(ttl_asked(entries));
     let unanswered = polls.input_unanswered("tasks/result");
     match (unanswered.first(), polls.first_input_required()) {
         (Some((id, seq)), _) => checks.push(Check::judged(
@@ -75,6 +79,21 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         (None, None) => {}
     }
     checks
+}
+
+/// What the first task-augmented request asked of the ttl, recorded.
+fn ttl_asked(entries: &[Entry]) -> Option<Check> {
+    entries.iter().find_map(|e| {
+        let (Direction::Out, MessageRef::Request { method, params, .. }) = classify(e)? else {
+            return None;
+        };
+        let task = params.get("task")?;
+        let asked = match task.get("ttl") {
+            Some(ttl) => format!("{method} asked for a ttl of {ttl}"),
+            None => format!("{method} asked for no ttl"),
+        };
+        Some(Check::judged(TTL, true, asked, vec![e.seq]))
+    })
 }
 
 /// The capabilities the receiver declared in its initialize result.

@@ -20,6 +20,7 @@ pub enum Fault {
     InventsKey,
     AnswersTwice,
     CancelsByNotification,
+    AssumesTask,
 }
 
 /// Every fault of the extension's reference requestor.
@@ -29,6 +30,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::NoUpdateOnInput, name: "no-update-on-input", rules: &["ext-tasks.requestor.fulfils-input"], description: "keeps polling an input_required task and never sends tasks/update", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::InventsKey, name: "invents-key", rules: &["ext-tasks.requestor.keys-outstanding"], description: "answers input under a key of its own besides the task's", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AnswersTwice, name: "answers-twice", rules: &["ext-tasks.requestor.answers-once"], description: "answers each input request a second time, in a second tasks/update", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::AssumesTask, name: "assumes-task", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with its result for a task, and polls it", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["ext-tasks.cancel.no-notifications-cancelled"], description: "cancels with notifications/cancelled for the request that created the task, then tasks/cancel", may_also: &[], follows: &[] },
 ];
 
@@ -56,11 +58,16 @@ pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> 
         .find(|e| e.seq == answer.asked)
         .and_then(|e| e.message?.get("id").cloned());
     match answer.outcome {
-        // a plain result (or error) is the answer: nothing to follow
         Outcome::Result(r) if r["resultType"] == "task" => {
             let id = r["taskId"].clone();
             follow(session, &id, request_id, ask, faults).await
         }
+        Outcome::Result(r) if faults.has(Fault::AssumesTask) => {
+            let id = r.get("taskId").cloned().unwrap_or(Value::Null);
+            let _ = session.request("tasks/get", json!({"taskId": id}), WAIT).await;
+            Ok(())
+        }
+        // a plain result (or error) is the answer: nothing to follow
         _ => Ok(()),
     }
 }
