@@ -337,17 +337,36 @@ pub trait ReferenceRequestor: Sync + Send + 'static {
     ) -> BoxFuture<'static, Result<(), NotServed>>;
 }
 
-/// A session with the stdio server `command` starts, for a reference requestor.
-pub async fn stdio_session(command: String) -> Result<Session, NotServed> {
-    let stdio = StdioConnector {
-        command,
-        max_line: crate::reference::MAX_LINE,
+/// A session with a reference requestor's server: a Streamable HTTP endpoint (a URL), or the
+/// stdio server a command starts.
+pub async fn requestor_session(server: String) -> Result<Session, NotServed> {
+    use crate::transport::{Connect, Peer};
+    let failed = |e: String| NotServed::Failed(e);
+    let conn = match reqwest::Url::parse(&server) {
+        Ok(url) if url.scheme() == "http" => {
+            let none = reqwest::header::HeaderMap::new();
+            let max = crate::reference::MAX_LINE;
+            let http = HttpConnector::new(url, none.clone(), [none.clone(), none], max, WAIT)
+                .map_err(failed)?;
+            http.connect(Peer::A).await
+        }
+        _ => {
+            let max_line = crate::reference::MAX_LINE;
+            let stdio = StdioConnector {
+                command: server,
+                max_line,
+            };
+            stdio.connect(Peer::A).await
+        }
     };
-    let conn = crate::transport::Connect::connect(&stdio, crate::transport::Peer::A)
-        .await
-        .map_err(|e| NotServed::Failed(e.to_string()))?;
-    Ok(Session::start(conn, Duration::from_secs(10)))
+    Ok(Session::start(
+        conn.map_err(|e| failed(e.to_string()))?,
+        WAIT,
+    ))
 }
+
+/// How long a reference requestor waits to connect, and for each answer.
+const WAIT: Duration = Duration::from_secs(10);
 
 /// A design's reference client (`taskcheck reference-client`), with its faults.
 pub trait ReferenceClient: Sync + Send + 'static {

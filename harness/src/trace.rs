@@ -41,6 +41,10 @@ pub struct Entry {
     /// application/json`, `POST text/event-stream`, `GET text/event-stream`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
+    /// The request metadata headers (`Mcp-Method`, `Mcp-Name`) an HTTP request came with, as
+    /// the reference receiver records them (`reference --http --record`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl Entry {
@@ -56,6 +60,7 @@ impl Entry {
             message: Some(message),
             text: None,
             via: None,
+            headers: None,
         }
     }
 }
@@ -150,6 +155,7 @@ impl Trace {
             message,
             text,
             via,
+            headers: None,
         });
         seq
     }

@@ -81,12 +81,32 @@ fn the_extensions_reference_requestor_passes_and_each_fault_fails_exactly_its_ru
         "{out}"
     );
     assert_eq!(rules_with(&doc, &["pass"]).len(), 7, "{out}");
-    let faults: Vec<_> = ext::FAULTS.iter().collect();
+    // Mcp-Name is a header: over stdio there is none to judge
+    let faults: Vec<_> = ext::FAULTS
+        .iter()
+        .filter(|f| f.fault != ext::Fault::NoMcpName)
+        .collect();
     let problems = in_parallel(&faults, 3, |fault| {
         let tag = format!("ext-requestor-{}", fault.name);
         let (code, out, doc) = requestor(&[fault.name], &ext_args, &tag);
         fault_problems(fault, code, &out, &doc)
     });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn over_http_the_extensions_requests_are_judged_on_their_mcp_name_too() {
+    let http_args = ["--profile", "ext-tasks", "--http"];
+    let (code, out, doc) = requestor(&[], &http_args, "ext-requestor-http-clean");
+    assert_eq!(code, 0, "{out}");
+    assert!(doc["transport"] == "http", "{out}");
+    assert_eq!(rules_with(&doc, &["pass"]).len(), 8, "{out}");
+    let fault = ext::FAULTS
+        .iter()
+        .find(|f| f.fault == ext::Fault::NoMcpName)
+        .unwrap();
+    let (code, out, doc) = requestor(&[fault.name], &http_args, "ext-requestor-http-no-mcp-name");
+    let problems = fault_problems(fault, code, &out, &doc);
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 

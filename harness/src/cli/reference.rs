@@ -44,8 +44,9 @@ pub struct ReferenceArgs {
     #[arg(long)]
     pub list_variants: bool,
     /// Write the conversation to this file as a trace (JSON lines, the requestor's messages
-    /// `out`), a line at a time: what `taskcheck requestor` judges a client by (stdio).
-    #[arg(long, value_name = "FILE", conflicts_with = "http")]
+    /// `out`), a line at a time: what `taskcheck requestor` judges a client by (stdio, and
+    /// HTTP for the extension).
+    #[arg(long, value_name = "FILE")]
     pub record: Option<std::path::PathBuf>,
 }
 

@@ -31,6 +31,10 @@ pub struct RequestorArgs {
     /// Scenarios run at once, each with its own client and server.
     #[arg(long, default_value_t = 4)]
     pub jobs: usize,
+    /// Serve the client over Streamable HTTP: its command gets the endpoint URL instead of a
+    /// server command (the extension's reference only, today).
+    #[arg(long)]
+    pub http: bool,
     #[command(flatten)]
     pub reports: ReportArgs,
 }
@@ -52,6 +56,7 @@ pub async fn run(args: RequestorArgs) -> i32 {
         command: args.command,
         timeout_scale: args.timeout_scale,
         jobs: args.jobs,
+        http: args.http,
     };
     let report = requestor::run_all(&settings, scenarios).await;
     let ids: Vec<String> = requestor::builtin().into_iter().map(|s| s.id).collect();
@@ -71,7 +76,7 @@ pub struct ReferenceRequestorArgs {
     /// The design of Tasks it speaks.
     #[arg(long, value_name = "NAME", value_parser = super::parse_profile, default_value = "2025-11-25")]
     pub profile: Profile,
-    /// The stdio server: a command and its arguments.
+    /// The server: a Streamable HTTP endpoint URL, or a stdio command and its arguments.
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
@@ -98,12 +103,15 @@ pub async fn reference_requestor(args: ReferenceRequestorArgs) -> i32 {
     let ask = std::env::var("TASKCHECK_REQUEST").unwrap_or_else(|_| "{}".into());
     let ask = serde_json::from_str(&ask)
         .unwrap_or_else(|e| usage_error(format!("TASKCHECK_REQUEST is not JSON: {e}")));
-    let command = args
-        .server
-        .iter()
-        .map(|w| shell_quote(w))
-        .collect::<Vec<_>>()
-        .join(" ");
+    // one URL word is a Streamable HTTP endpoint; anything else a stdio command
+    let command = match args.server.as_slice() {
+        [url] if url.starts_with("http://") => url.clone(),
+        words => words
+            .iter()
+            .map(|w| shell_quote(w))
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
     match requestor.run(command, ask, args.faults).await {
         Ok(()) => exit::CONFORMANT,
         Err(NotServed::Usage(e)) => usage_error(e),

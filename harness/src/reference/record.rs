@@ -5,6 +5,7 @@
 
 use crate::trace::{Direction, Entry};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
@@ -63,6 +64,23 @@ impl Recorder {
             false => Direction::In,
         };
         self.write(|seq, t_ms| Entry::of(seq, dir, t_ms, message.clone()));
+    }
+
+    /// Records an HTTP request of the requestor with the request metadata headers it carried.
+    pub fn record_request(&self, message: &Value, headers: BTreeMap<String, String>) {
+        self.write(|seq, t_ms| Entry {
+            transport: "http".into(),
+            headers: Some(headers),
+            ..Entry::of(seq, Direction::Out, t_ms, message.clone())
+        });
+    }
+
+    /// Records the receiver's answer over HTTP.
+    pub fn record_answer(&self, message: &Value) {
+        self.write(|seq, t_ms| Entry {
+            transport: "http".into(),
+            ..Entry::of(seq, Direction::In, t_ms, message.clone())
+        });
     }
 
     fn write(&self, entry: impl FnOnce(u64, u64) -> Entry) {

@@ -12,14 +12,14 @@ use crate::report::RunReport;
 use crate::runner::ScenarioRun;
 use crate::trace::Entry;
 use crate::transport::client::shell_quote;
-use crate::transport::stdio::spawn_group;
+use crate::transport::stdio::{spawn_group, GroupGuard};
 use crate::verdict::{Check, Verdict};
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt};
 
 /// One requestor scenario: what the server does (legal variants of the reference receiver)
 /// and what the client is asked to do.
@@ -73,6 +73,8 @@ pub struct Settings {
     pub timeout_scale: f64,
     /// Scenarios run at once, each with its own client and server.
     pub jobs: usize,
+    /// Serve the client over Streamable HTTP (its command gets the URL) instead of stdio.
+    pub http: bool,
 }
 
 /// Runs every scenario against the client and reports, rule by rule.
@@ -91,7 +93,11 @@ pub async fn run_all(settings: &Settings, scenarios: Vec<RequestorScenario>) -> 
         profile,
         cpu: None,
         receiver: format!("{} (a requestor per scenario)", settings.command),
-        transport: "stdio".into(),
+        transport: match settings.http {
+            true => "http",
+            false => "stdio",
+        }
+        .into(),
         started,
         duration: start.elapsed(),
         scenarios: runs,
@@ -168,6 +174,25 @@ fn with_end(mut entries: Vec<Entry>, ended: u64) -> Vec<Entry> {
     entries
 }
 
+/// Starts the reference receiver over HTTP (`server`, its stdio command words) and reads its
+/// URL; it is killed when the guard is dropped.
+async fn serve_http(server: &str) -> Result<(String, GroupGuard), String> {
+    let (mut child, group) = spawn_group(&format!("{server} --http")).map_err(|e| e.0)?;
+    let stdout = child.stdout.take().ok_or("the reference has no stdout")?;
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let url = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .map_err(|_| "the reference did not say its URL within 10 s".to_string())?
+        .map_err(|e| format!("cannot read the reference's URL: {e}"))?
+        .ok_or("the reference ended before it said its URL")?;
+    // the process group outlives this child handle: the guard kills it
+    tokio::spawn(async move {
+        let _ = child.wait().await;
+        drop(lines);
+    });
+    Ok((url, group))
+}
+
 /// Starts the client with its server and waits for it to end; the error says why it did not.
 async fn drive(
     settings: &Settings,
@@ -187,12 +212,19 @@ async fn drive(
         server.extend(["--variant".to_string(), v.clone()]);
     }
     let server: Vec<String> = server.iter().map(|w| shell_quote(w)).collect();
+    // over HTTP the server runs beside the client, which is given its URL
+    let (endpoint, _served) = match settings.http {
+        false => (server.join(" "), None),
+        true => {
+            let (url, served) = serve_http(&server.join(" ")).await?;
+            (shell_quote(&url), Some(served))
+        }
+    };
     let line = format!(
-        "export TASKCHECK_SCENARIO={}; export TASKCHECK_REQUEST={}; {} {}",
+        "export TASKCHECK_SCENARIO={}; export TASKCHECK_REQUEST={}; {} {endpoint}",
         shell_quote(&s.id),
         shell_quote(&s.ask.to_string()),
         settings.command,
-        server.join(" ")
     );
     let (mut child, _group) = spawn_group(&line).map_err(|e| e.0)?;
     drop(child.stdin.take());

@@ -6,6 +6,7 @@
 
 use super::reference::ExtReference;
 use super::faults::{Fault, Faults};
+use crate::reference::record::Recorder;
 use crate::transport::http_server::{json_body, stream_of};
 use crate::transport::routing::{self, METHOD_HEADER, NAME_HEADER, VERSION_HEADER};
 use crate::wire::{self, code, Message};
@@ -25,7 +26,11 @@ const HEADER_MISMATCH: i64 = -32020;
 
 /// Serves the extension's reference receiver at `http://ADDR/mcp`; the URL is the first line
 /// of stdout.
-pub async fn serve_http(faults: Faults, addr: SocketAddr) -> std::io::Result<()> {
+pub async fn serve_http(
+    faults: Faults,
+    addr: SocketAddr,
+    record: Option<Recorder>,
+) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     println!("http://{}/mcp", listener.local_addr()?);
     use std::io::Write;
@@ -35,16 +40,36 @@ pub async fn serve_http(faults: Faults, addr: SocketAddr) -> std::io::Result<()>
     let server = ExtReference::new(faults, out);
     let app = Router::new()
         .route("/mcp", post(on_post))
-        .with_state(server);
+        .with_state((server, record.map(Arc::new)));
     axum::serve(listener, app).await
 }
 
+/// Answers one POST, writing the request and its JSON answer down where `--record` asks.
 async fn on_post(
-    State(server): State<Arc<ExtReference>>,
+    State((server, record)): State<(Arc<ExtReference>, Option<Arc<Recorder>>)>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if !crate::transport::http_server::local_origin(&headers) {
+    let Some(record) = record else {
+        return answer_post(&server, &headers, &body, None).await;
+    };
+    if let Ok(value) = serde_json::from_slice::<Value>(&body) {
+        let routing = [METHOD_HEADER, NAME_HEADER]
+            .into_iter()
+            .filter_map(|n| Some((n.to_string(), headers.get(n)?.to_str().ok()?.to_string())))
+            .collect();
+        record.record_request(&value, routing);
+    }
+    answer_post(&server, &headers, &body, Some(&record)).await
+}
+
+async fn answer_post(
+    server: &Arc<ExtReference>,
+    headers: &HeaderMap,
+    body: &Bytes,
+    record: Option<&Recorder>,
+) -> Response {
+    if !crate::transport::http_server::local_origin(headers) {
         return (StatusCode::FORBIDDEN, "Origin not allowed").into_response();
     }
     let refuse = |code: i64, message: String| {
@@ -52,7 +77,7 @@ async fn on_post(
             "error": {"code": code, "message": message}});
         json_body(StatusCode::BAD_REQUEST, error)
     };
-    let value: Value = match serde_json::from_slice(&body) {
+    let value: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => return refuse(code::PARSE_ERROR, format!("Parse error: {e}")),
     };
@@ -68,10 +93,13 @@ async fn on_post(
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
         };
+        if let Some(r) = record {
+            r.record_answer(&body);
+        }
         json_body(status, body)
     };
     let checked = !server.faults().has(Fault::AcceptsMismatchedHeaders);
-    if let Some(why) = mismatch(&headers, &value).filter(|_| checked) {
+    if let Some(why) = mismatch(headers, &value).filter(|_| checked) {
         let error = json!({"code": HEADER_MISMATCH, "message": format!("Header mismatch: {why}")});
         return answer(StatusCode::BAD_REQUEST, Err(error));
     }

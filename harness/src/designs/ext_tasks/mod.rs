@@ -261,7 +261,7 @@ impl ReferenceReceiver for Reference {
             let record = crate::reference::record::open(options.record.as_deref())
                 .map_err(NotServed::Failed)?;
             let served = match options.http {
-                Some(addr) => http::serve_http(faults, addr).await,
+                Some(addr) => http::serve_http(faults, addr, record).await,
                 None => reference::serve_stdio(faults, record).await,
             };
             served.map_err(|e| NotServed::Failed(e.to_string()))
@@ -288,7 +288,7 @@ impl ReferenceRequestor for Requestor {
             let command_name = "reference-requestor --profile ext-tasks";
             let faults = crate::reference::faults::Faults::named(&names, &list, command_name)
                 .map_err(NotServed::Usage)?;
-            let session = crate::design::stdio_session(command).await?;
+            let session = crate::design::requestor_session(command).await?;
             open(&session, ExtTasks.default_client_capabilities())
                 .await
                 .map_err(NotServed::Failed)?;

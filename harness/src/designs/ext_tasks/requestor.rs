@@ -3,6 +3,7 @@
 //! with tasks/update, and cancels.
 
 use crate::requestor::polls::{Polls, Shape, POLL_SHARE};
+use crate::transport::routing::{self, NAME_HEADER};
 use crate::trace::{Direction, Entry};
 use crate::verdict::Check;
 use crate::wire::{self, MessageRef, OutcomeRef};
@@ -16,9 +17,11 @@ const KEYS_OUTSTANDING: &str = "ext-tasks.requestor.keys-outstanding";
 const ANSWERS_ONCE: &str = "ext-tasks.requestor.answers-once";
 const NO_CANCELLED: &str = "ext-tasks.cancel.no-notifications-cancelled";
 const BOTH_SHAPES: &str = "ext-tasks.requestor.handle-both-shapes";
+const MCP_NAME: &str = "ext-tasks.http.mcp-name";
 
 /// The requestor rules a client is judged by here.
-pub const REQUESTOR_RULES: [&str; 7] = [
+pub const REQUESTOR_RULES: [&str; 8] = [
+    MCP_NAME,
     BOTH_SHAPES,
     RESPECTS_POLL,
     POLLS_UNTIL_TERMINAL,
@@ -97,6 +100,13 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         first_of(entries, "tasks/cancel"),
         "cancelled tasks with tasks/cancel only",
     );
+    let (unnamed, named) = routing_names(entries);
+    judge(
+        MCP_NAME,
+        unnamed,
+        named,
+        "every tasks request over HTTP carried Mcp-Name set to its taskId",
+    );
     let (followed, plain) = phantom_tasks(entries);
     judge(
         BOTH_SHAPES,
@@ -105,6 +115,31 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         "took a tools/call answered with its result as the answer",
     );
     checks
+}
+
+/// Over HTTP (a recording with the request headers): the first tasks/get, tasks/update or
+/// tasks/cancel whose `Mcp-Name` is not its `taskId`, and the first such request at all.
+fn routing_names(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
+    let mut first = None;
+    for e in entries {
+        let (Some(headers), Some(message)) = (&e.headers, &e.message) else {
+            continue;
+        };
+        let Ok(MessageRef::Request { method, params, .. }) = wire::classify_ref(message) else {
+            continue;
+        };
+        if !matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
+            continue;
+        }
+        first.get_or_insert(e.seq);
+        let task = params.get("taskId").and_then(Value::as_str);
+        let name = headers.get(NAME_HEADER).and_then(|n| routing::decode(n));
+        if name.as_deref() != task {
+            let got = name.map_or("no Mcp-Name".to_string(), |n| format!("Mcp-Name {n:?}"));
+            return (Some((format!("{method} of task {task:?} sent with {got}"), e.seq)), first);
+        }
+    }
+    (None, first)
 }
 
 /// A tasks request about a task no CreateTaskResult handed out, after a tools/call was

@@ -21,6 +21,7 @@ pub enum Fault {
     AnswersTwice,
     CancelsByNotification,
     AssumesTask,
+    NoMcpName,
 }
 
 /// Every fault of the extension's reference requestor.
@@ -31,6 +32,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::InventsKey, name: "invents-key", rules: &["ext-tasks.requestor.keys-outstanding"], description: "answers input under a key of its own besides the task's", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AnswersTwice, name: "answers-twice", rules: &["ext-tasks.requestor.answers-once"], description: "answers each input request a second time, in a second tasks/update", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AssumesTask, name: "assumes-task", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with its result for a task, and polls it", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::NoMcpName, name: "no-mcp-name", rules: &["ext-tasks.http.mcp-name"], description: "(HTTP) polls with tasks/get sent without the Mcp-Name header", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["ext-tasks.cancel.no-notifications-cancelled"], description: "cancels with notifications/cancelled for the request that created the task, then tasks/cancel", may_also: &[], follows: &[] },
 ];
 
@@ -101,10 +103,14 @@ async fn follow(
         if created.elapsed() > WAIT * 3 {
             return Err(format!("task {id} did not end in {} s", (WAIT * 3).as_secs()));
         }
-        let polled = session
-            .request("tasks/get", json!({"taskId": id}), WAIT)
-            .await
-            .map_err(|e| format!("tasks/get: {e}"))?;
+        let get = json!({"taskId": id});
+        let polled = if faults.has(Fault::NoMcpName) {
+            let unnamed = vec![("Mcp-Name".to_string(), None)];
+            session.request_headed("tasks/get", get, WAIT, unnamed).await
+        } else {
+            session.request("tasks/get", get, WAIT).await
+        }
+        .map_err(|e| format!("tasks/get: {e}"))?;
         let Outcome::Result(task) = polled.outcome else {
             return Err(format!("tasks/get of {id} answered an error"));
         };

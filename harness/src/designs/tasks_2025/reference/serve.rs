@@ -42,6 +42,11 @@ impl ReferenceReceiver for Reference {
                 hostile,
                 record,
             } = options;
+            if record.is_some() && addr.is_some() {
+                return Err(NotServed::Usage(
+                    "--record over HTTP is served by the extension's reference only (--profile ext-tasks)".into(),
+                ));
+            }
             let record = reference::record::open(record.as_deref()).map_err(NotServed::Failed)?;
             let unknown = |name: &str| {
                 let over = if addr.is_some() { "HTTP" } else { "stdio" };
@@ -100,7 +105,7 @@ impl ReferenceRequestor for Requestor {
             let list: Vec<_> = requestor::FAULTS.iter().collect();
             let faults = crate::reference::faults::Faults::named(&names, &list, "reference-requestor")
                 .map_err(NotServed::Usage)?;
-            let session = crate::design::stdio_session(command).await?;
+            let session = crate::design::requestor_session(command).await?;
             session
                 .initialize(serde_json::json!({"elicitation": {}}))
                 .await
