@@ -38,6 +38,9 @@ pub struct RequestorScenario {
     /// The longest the client may take, in ms.
     #[serde(default = "default_deadline")]
     pub deadline_ms: u64,
+    /// The one transport it applies to (`http`), where it judges what only that transport has.
+    #[serde(default)]
+    pub transport: Option<String>,
     #[serde(skip)]
     pub profile: Profile,
 }
@@ -118,6 +121,19 @@ impl Drop for Recording {
 /// Runs the client once for scenario `s` and judges what it sent.
 async fn run_one(settings: &Settings, s: &RequestorScenario) -> ScenarioRun {
     let start = Instant::now();
+    let over = match settings.http {
+        true => "http",
+        false => "stdio",
+    };
+    if let Some(only) = s.transport.as_deref().filter(|t| *t != over) {
+        let why = format!("applies only over {only} (this run is over {over})");
+        let checks = s
+            .rules
+            .iter()
+            .map(|r| Check::with(r, Verdict::NotApplicable, why.clone()))
+            .collect();
+        return ScenarioRun::of_checks(s.id.clone(), s.title.clone(), checks);
+    }
     let n = RECORDINGS.fetch_add(1, Ordering::Relaxed);
     let file = Recording(std::env::temp_dir().join(format!(
         "taskcheck-requestor-{}-{n}.jsonl",
