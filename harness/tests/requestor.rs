@@ -130,3 +130,52 @@ fn a_client_that_never_starts_its_server_is_a_harness_error_that_says_why() {
     assert_eq!(out.status.code(), Some(3), "{text}");
     assert!(text.contains("did not finish within 1000 ms"), "{text}");
 }
+
+#[test]
+fn a_client_flooding_its_output_is_stopped_at_its_deadline() {
+    // `yes` writes without end on stdout and stderr; taskcheck drains both and keeps little
+    let out = taskcheck(&[
+        "requestor",
+        "--command",
+        "yes | tee /dev/stderr #",
+        "--scenario",
+        "requestor-input",
+        "--timeout-scale",
+        "0.05",
+    ]);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+    assert!(
+        text.contains("did not finish within 1000 ms"),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+}
+
+#[test]
+fn the_driver_the_docs_show_is_the_one_ci_runs_and_is_short() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let docs = std::fs::read_to_string(root.join("docs/testing-clients.md")).unwrap();
+    let shown = docs
+        .split("<!-- driver: interop/typescript/requestor.mjs -->\n```js\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("docs/testing-clients.md shows the driver");
+    let file = std::fs::read_to_string(root.join("interop/typescript/requestor.mjs")).unwrap();
+    let code = &file[file.find("\nimport ").expect("the driver imports the SDK") + 1..];
+    assert_eq!(
+        shown, code,
+        "docs/testing-clients.md shows the driver as it is"
+    );
+    assert!(
+        shown.lines().count() < 30,
+        "{} lines",
+        shown.lines().count()
+    );
+}

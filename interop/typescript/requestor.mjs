@@ -3,7 +3,9 @@
 // `client.experimental.tasks.callToolStream`, which creates the task, polls it and fetches its
 // result, with an elicitation handler for input. The SDK decides from tools/list whether a call
 // is a task (its default when no `task` option is passed). Does what TASKCHECK_REQUEST asks of
-// the stdio server given as arguments (`taskcheck requestor`, docs/testing-clients.md).
+// the stdio server given as arguments (`taskcheck requestor`, docs/testing-clients.md); asked to
+// list, it walks every page of tasks/list, following nextCursor. docs/testing-clients.md shows
+// this file from its first import (harness/tests/requestor.rs keeps the two the same).
 //
 //   node requestor.mjs SERVER-COMMAND [ARGS...]
 
@@ -32,7 +34,6 @@ for (let i = 0; i < (ask.times ?? 1); i++) {
     }
   }
 }
-// every page of tasks/list, following nextCursor
 for (let cursor, first = true; ask.list && (first || cursor); first = false) {
   cursor = (await client.experimental.tasks.listTasks(cursor)).nextCursor;
 }

@@ -190,6 +190,9 @@ fn with_end(mut entries: Vec<Entry>, ended: u64) -> Vec<Entry> {
     entries
 }
 
+/// The most of a client's stderr kept (its end), in bytes.
+const STDERR_KEPT: usize = 16 * 1024;
+
 /// Starts the reference receiver over HTTP (`server`, its stdio command words) and reads its
 /// URL; it is killed when the guard is dropped.
 async fn serve_http(server: &str) -> Result<(String, GroupGuard), String> {
@@ -244,21 +247,29 @@ async fn drive(
     );
     let (mut child, _group) = spawn_group(&line).map_err(|e| e.0)?;
     drop(child.stdin.take());
-    // read what it writes, so a full pipe never blocks it; its stderr explains a failure
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
+    // read what it writes, so a full pipe never blocks it, keeping only the end of its stderr
+    // (which explains a failure): a flood costs no memory
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
     let drain = tokio::spawn(async move {
-        let mut sink = Vec::new();
-        if let Some(out) = stdout.as_mut() {
-            let _ = out.read_to_end(&mut sink).await;
+        if let Some(mut out) = stdout {
+            let _ = tokio::io::copy(&mut out, &mut tokio::io::sink()).await;
         }
     });
     let errors = tokio::spawn(async move {
-        let mut text = String::new();
-        if let Some(err) = stderr.as_mut() {
-            let _ = err.read_to_string(&mut text).await;
+        let mut kept: Vec<u8> = Vec::new();
+        let mut chunk = [0u8; 8192];
+        if let Some(mut err) = stderr {
+            while let Ok(n) = err.read(&mut chunk).await {
+                if n == 0 {
+                    break;
+                }
+                kept.extend_from_slice(&chunk[..n]);
+                let excess = kept.len().saturating_sub(STDERR_KEPT);
+                kept.drain(..excess);
+            }
         }
-        text
+        String::from_utf8_lossy(&kept).into_owned()
     });
     let deadline = Duration::from_millis((s.deadline_ms as f64 * settings.timeout_scale) as u64);
     let status = tokio::time::timeout(deadline, child.wait()).await;
