@@ -1,8 +1,9 @@
 //! `taskcheck requestor`: judging a client as a requestor of tasks. For every requestor
 //! scenario taskcheck starts the client under test with the reference receiver (the legal
-//! variants the scenario names) as its stdio server, recording the conversation
-//! (`reference --record`), tells the client what to do (`TASKCHECK_REQUEST`), waits for it to
-//! finish, and judges every message it sent by the design's requestor rules.
+//! variants the scenario names) as its server, over stdio or (`--http`) Streamable HTTP,
+//! recording the conversation (`reference --record`), tells the client what to do
+//! (`TASKCHECK_REQUEST`), waits for it to finish, and judges every message it sent by the
+//! design's requestor rules.
 
 pub mod polls;
 
