@@ -46,6 +46,26 @@ pub struct RequestorScenario {
     pub profile: Profile,
 }
 
+/// The poll interval a reference requestor uses where a task suggests none, in ms.
+pub const REFERENCE_POLL_MS: u64 = 500;
+/// How long a reference requestor waits for any one answer.
+pub const REFERENCE_WAIT: Duration = Duration::from_secs(10);
+/// How long a reference requestor's fault that leaves input unanswered keeps polling.
+pub const GIVES_UP_AFTER: Duration = Duration::from_secs(2);
+
+/// Waits before a reference requestor's next poll of a task created at `created`: its
+/// interval (20 ms when `fast`, a fault), cut short when the cancellation asked for is due.
+pub async fn wait_to_poll(
+    interval_ms: u64,
+    fast: bool,
+    created: Instant,
+    cancel_after: Option<Duration>,
+) {
+    let pause = Duration::from_millis(if fast { 20 } else { interval_ms });
+    let left = cancel_after.map(|c| c.saturating_sub(created.elapsed()));
+    tokio::time::sleep(left.map_or(pause, |l| l.min(pause))).await;
+}
+
 fn default_deadline() -> u64 {
     20_000
 }

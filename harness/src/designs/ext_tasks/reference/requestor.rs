@@ -5,6 +5,7 @@
 //! cancelled with tasks/cancel when asked); each fault breaks one requestor rule.
 
 use crate::reference::faults::{FaultInfo, Faults};
+use crate::requestor::{wait_to_poll, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT};
 use crate::session::Session;
 use crate::wire::Outcome;
 use serde_json::{json, Map, Value};
@@ -36,12 +37,6 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["ext-tasks.cancel.no-notifications-cancelled"], description: "cancels with notifications/cancelled for the request that created the task, then tasks/cancel", may_also: &[], follows: &[] },
 ];
 
-/// The poll interval used when a task suggests none, in ms.
-const DEFAULT_POLL_MS: u64 = 500;
-/// How long the reference requestor waits for any one answer.
-const WAIT: Duration = Duration::from_secs(10);
-/// How long the no-update-on-input fault polls a task waiting for input before it gives up.
-const NO_ANSWER_FOR: Duration = Duration::from_secs(2);
 
 /// Does what `ask` asks (`tool`, `arguments`, `cancel_after_ms`) on an opened conversation.
 pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
@@ -50,7 +45,7 @@ pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> 
         "arguments": ask.get("arguments").cloned().unwrap_or(json!({})),
     });
     let answer = session
-        .request("tools/call", params, WAIT)
+        .request("tools/call", params, REFERENCE_WAIT)
         .await
         .map_err(|e| format!("tools/call: {e}"))?;
     let request_id = session
@@ -66,7 +61,7 @@ pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> 
         }
         Outcome::Result(r) if faults.has(Fault::AssumesTask) => {
             let id = r.get("taskId").cloned().unwrap_or(Value::Null);
-            let _ = session.request("tasks/get", json!({"taskId": id}), WAIT).await;
+            let _ = session.request("tasks/get", json!({"taskId": id}), REFERENCE_WAIT).await;
             Ok(())
         }
         // a plain result (or error) is the answer: nothing to follow
@@ -96,19 +91,19 @@ async fn follow(
                     .await;
             }
             let _ = session
-                .request("tasks/cancel", json!({"taskId": id}), WAIT)
+                .request("tasks/cancel", json!({"taskId": id}), REFERENCE_WAIT)
                 .await;
             return Ok(());
         }
-        if created.elapsed() > WAIT * 3 {
-            return Err(format!("task {id} did not end in {} s", (WAIT * 3).as_secs()));
+        if created.elapsed() > REFERENCE_WAIT * 3 {
+            return Err(format!("task {id} did not end in {} s", (REFERENCE_WAIT * 3).as_secs()));
         }
         let get = json!({"taskId": id});
         let polled = if faults.has(Fault::NoMcpName) {
             let unnamed = vec![("Mcp-Name".to_string(), None)];
-            session.request_headed("tasks/get", get, WAIT, unnamed).await
+            session.request_headed("tasks/get", get, REFERENCE_WAIT, unnamed).await
         } else {
-            session.request("tasks/get", get, WAIT).await
+            session.request("tasks/get", get, REFERENCE_WAIT).await
         }
         .map_err(|e| format!("tasks/get: {e}"))?;
         let Outcome::Result(task) = polled.outcome else {
@@ -117,7 +112,7 @@ async fn follow(
         let interval = task
             .get("pollIntervalMs")
             .and_then(Value::as_u64)
-            .unwrap_or(DEFAULT_POLL_MS);
+            .unwrap_or(REFERENCE_POLL_MS);
         match task.get("status").and_then(Value::as_str) {
             Some("working") if faults.has(Fault::StopsPolling) => {
                 tokio::time::sleep(Duration::from_millis(interval.max(100) * 4)).await;
@@ -125,22 +120,14 @@ async fn follow(
             }
             Some("working") => {}
             Some("input_required") if faults.has(Fault::NoUpdateOnInput) => {
-                if created.elapsed() > NO_ANSWER_FOR {
+                if created.elapsed() > GIVES_UP_AFTER {
                     return Ok(());
                 }
             }
             Some("input_required") => update(session, id, &task, &mut answered, faults).await?,
             _ => return Ok(()),
         }
-        let pause = match faults.has(Fault::PollsFast) {
-            true => 20,
-            false => interval,
-        };
-        let left = cancel_after.map(|c| c.saturating_sub(created.elapsed()));
-        tokio::time::sleep(left.map_or(Duration::from_millis(pause), |l| {
-            l.min(Duration::from_millis(pause))
-        }))
-        .await;
+        wait_to_poll(interval, faults.has(Fault::PollsFast), created, cancel_after).await;
     }
 }
 
@@ -178,11 +165,11 @@ async fn update(
     }
     let sent = json!({"taskId": id, "inputResponses": responses});
     session
-        .request("tasks/update", sent.clone(), WAIT)
+        .request("tasks/update", sent.clone(), REFERENCE_WAIT)
         .await
         .map_err(|e| format!("tasks/update: {e}"))?;
     if faults.has(Fault::AnswersTwice) {
-        let _ = session.request("tasks/update", sent, WAIT).await;
+        let _ = session.request("tasks/update", sent, REFERENCE_WAIT).await;
     }
     Ok(())
 }

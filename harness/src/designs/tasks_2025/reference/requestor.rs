@@ -5,6 +5,7 @@
 //! one requestor rule.
 
 use crate::reference::faults::{FaultInfo, Faults};
+use crate::requestor::{wait_to_poll, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT};
 use crate::session::{Inbox, Session};
 use crate::wire::{self, Outcome};
 use serde_json::{json, Value};
@@ -33,12 +34,6 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::AugmentsForbidden, name: "augments-forbidden", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task although its taskSupport forbids it", may_also: &[], follows: &[] },
 ];
 
-/// The poll interval used when a task suggests none, in ms.
-const DEFAULT_POLL_MS: u64 = 500;
-/// How long the no-result-on-input fault polls a task waiting for input before it gives up.
-const NO_ANSWER_FOR: Duration = Duration::from_secs(2);
-/// How long the reference requestor waits for any one answer.
-const WAIT: Duration = Duration::from_secs(10);
 
 /// Does what `ask` asks (`tool`, `arguments`, `task`, `cancel_after_ms`, `times`, `list`) on an
 /// opened session.
@@ -62,7 +57,7 @@ async fn list(session: &Session, faults: &Faults<Fault, ()>) -> Result<(), Strin
             None => json!({}),
         };
         let page = session
-            .request("tasks/list", params, WAIT)
+            .request("tasks/list", params, REFERENCE_WAIT)
             .await
             .map_err(|e| format!("tasks/list: {e}"))?;
         let Outcome::Result(page) = page.outcome else {
@@ -81,7 +76,7 @@ async fn list(session: &Session, faults: &Faults<Fault, ()>) -> Result<(), Strin
 async fn call(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
     let tool = ask.get("tool").and_then(Value::as_str).unwrap_or_default();
     let listed = session
-        .request("tools/list", json!({}), WAIT)
+        .request("tools/list", json!({}), REFERENCE_WAIT)
         .await
         .map_err(|e| format!("tools/list: {e}"))?;
     let support = match &listed.outcome {
@@ -110,7 +105,7 @@ async fn call(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Res
         };
     }
     let answer = session
-        .request("tools/call", params, WAIT)
+        .request("tools/call", params, REFERENCE_WAIT)
         .await
         .map_err(|e| format!("tools/call: {e}"))?;
     let task_id = match (&answer.outcome, as_task) {
@@ -142,15 +137,15 @@ async fn follow(
     loop {
         if cancel_after.is_some_and(|c| created.elapsed() >= c) {
             let _ = session
-                .request("tasks/cancel", json!({"taskId": id}), WAIT)
+                .request("tasks/cancel", json!({"taskId": id}), REFERENCE_WAIT)
                 .await;
             return Ok(());
         }
-        if created.elapsed() > WAIT * 3 {
-            return Err(format!("task {id} did not settle in {} s", (WAIT * 3).as_secs()));
+        if created.elapsed() > REFERENCE_WAIT * 3 {
+            return Err(format!("task {id} did not settle in {} s", (REFERENCE_WAIT * 3).as_secs()));
         }
         let polled = session
-            .request("tasks/get", get.clone(), WAIT)
+            .request("tasks/get", get.clone(), REFERENCE_WAIT)
             .await
             .map_err(|e| format!("tasks/get: {e}"))?;
         let Outcome::Result(task) = polled.outcome else {
@@ -159,7 +154,7 @@ async fn follow(
         let interval = task
             .get("pollInterval")
             .and_then(Value::as_u64)
-            .unwrap_or(DEFAULT_POLL_MS);
+            .unwrap_or(REFERENCE_POLL_MS);
         match task.get("status").and_then(Value::as_str) {
             Some("working") if faults.has(Fault::StopsPolling) => {
                 // leave the task as it is, long enough for it to show
@@ -171,38 +166,30 @@ async fn follow(
                 return answer_input(session, id).await;
             }
             // the fault leaves the input unanswered, polling a while as if waiting
-            Some("input_required") if created.elapsed() > NO_ANSWER_FOR => return Ok(()),
+            Some("input_required") if created.elapsed() > GIVES_UP_AFTER => return Ok(()),
             Some("input_required") => {}
             _ => {
                 let _ = session
-                    .request("tasks/result", json!({"taskId": id}), WAIT)
+                    .request("tasks/result", json!({"taskId": id}), REFERENCE_WAIT)
                     .await;
                 return Ok(());
             }
         }
-        let pause = match faults.has(Fault::PollsFast) {
-            true => 20,
-            false => interval,
-        };
-        let left = cancel_after.map(|c| c.saturating_sub(created.elapsed()));
-        tokio::time::sleep(left.map_or(Duration::from_millis(pause), |l| {
-            l.min(Duration::from_millis(pause))
-        }))
-        .await;
+        wait_to_poll(interval, faults.has(Fault::PollsFast), created, cancel_after).await;
     }
 }
 
 /// Calls tasks/result for an `input_required` task and answers each elicitation it sends
 /// (accepting, with `answer` filled in) until the result comes.
 async fn answer_input(session: &Session, id: &Value) -> Result<(), String> {
-    let result = session.request("tasks/result", json!({"taskId": id}), WAIT * 3);
+    let result = session.request("tasks/result", json!({"taskId": id}), REFERENCE_WAIT * 3);
     tokio::pin!(result);
     loop {
         tokio::select! {
             done = &mut result => {
                 return done.map(|_| ()).map_err(|e| format!("tasks/result: {e}"));
             }
-            asked = session.next(Inbox::Requests, "elicitation/create", WAIT * 3) => {
+            asked = session.next(Inbox::Requests, "elicitation/create", REFERENCE_WAIT * 3) => {
                 let asked = asked.map_err(|e| format!("waiting for tasks/result: {e}"))?;
                 let content = json!({"action": "accept", "content": {"answer": "taskcheck"}});
                 let _ = session.respond(&asked.id, content).await;
