@@ -18,17 +18,7 @@ fn requestor(faults: &[&str], extra: &[&str], tag: &str) -> (i32, String, serde_
     for f in faults {
         command.push_str(&format!(" --fault {f}"));
     }
-    let mut args = vec!["requestor", "--command", &command];
-    args.extend_from_slice(extra);
-    let report = temp_path(&format!("{tag}.json"));
-    args.extend_from_slice(&["--report-json", report.to_str().unwrap()]);
-    let out = taskcheck(&args);
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    let doc = std::fs::read_to_string(&report)
-        .map(|t| serde_json::from_str(&t).unwrap())
-        .unwrap_or(serde_json::Value::Null);
-    (out.status.code().unwrap_or(-1), text, doc)
+    judge(&["requestor", "--command", &command], extra, tag)
 }
 
 #[test]

@@ -91,7 +91,7 @@ pub fn run_client(command: &str, stdio: bool, extra: &[&str], tag: &str) -> (i32
 }
 
 /// Runs a judging command (`args`, then a JSON report, then `extra`): exit code, output, report.
-fn judge(command: &[&str], extra: &[&str], tag: &str) -> (i32, String, Value) {
+pub fn judge(command: &[&str], extra: &[&str], tag: &str) -> (i32, String, Value) {
     let report = temp_path(&format!("{tag}.json"));
     let mut args = command.to_vec();
     args.extend_from_slice(&["--report-json", report.to_str().unwrap()]);
