@@ -255,6 +255,11 @@ rust_ext_sdk() {
   PROFILE=ext-tasks server rust-rmcp-3.11.0-ext http --url-from "$server --http"
   # and what it does with 2025-11-25 tasks, which it dropped
   check rust-rmcp-3.11.0 stdio run --stdio "$server"
+  # the SDK's client as a requestor (its task client example's loop): taskcheck's reference
+  # receiver is its server
+  local requestor=$installs/rust-v3-target/release/requestor
+  PROFILE=ext-tasks check rust-rmcp-3.11.0-requestor stdio requestor --command "$requestor"
+  PROFILE=ext-tasks check rust-rmcp-3.11.0-requestor http requestor --command "$requestor" --http
 }
 
 # installs and builds first (they use the cores), then the runs, which mostly wait on the

@@ -295,10 +295,6 @@ async fn drive(
     let deadline = Duration::from_millis((s.deadline_ms as f64 * settings.timeout_scale) as u64);
     let status = tokio::time::timeout(deadline, child.wait()).await;
     drain.abort();
-    let tail = |text: String| {
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(4)..].join("\n    ")
-    };
     match status {
         Err(_) => Err(format!(
             "the client did not finish within {} ms",
@@ -311,9 +307,41 @@ async fn drive(
                 .await
                 .ok()
                 .and_then(Result::ok)
-                .map(tail)
+                .map(|text| error_line(&text))
                 .unwrap_or_default();
             Err(format!("the client exited with {status}: {said}"))
         }
+    }
+}
+
+/// The line of a client's stderr that names its error: the first that starts like one
+/// (`Error: …`, Python's `ValueError: …`), else its last line; a stack trace around it is left
+/// out, so the reason stays one line.
+fn error_line(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let names_error = |line: &str| {
+        line.split([':', ' '])
+            .next()
+            .is_some_and(|word| word.ends_with("Error") || word.ends_with("Exception"))
+    };
+    let line = lines.iter().copied().find(|l| names_error(l)).or(lines.last().copied());
+    let line = line.unwrap_or("");
+    line.chars().take(300).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_line;
+
+    #[test]
+    fn the_error_line_is_found_in_a_stack_trace() {
+        let rust = "Error: Mcp error: -32021: Missing capability\n\nStack backtrace:\n   0: main\n      12: _start\n";
+        assert_eq!(error_line(rust), "Error: Mcp error: -32021: Missing capability");
+        let python = "Traceback (most recent call last):\n  File \"d.py\", line 3, in <module>\n    main()\nKeyError: 'tool'\n";
+        assert_eq!(error_line(python), "KeyError: 'tool'");
+        let node = "file:///d.mjs:4\n    throw new TypeError('no tool');\n\nTypeError: no tool\n    at file:///d.mjs:4:7\n";
+        assert_eq!(error_line(node), "TypeError: no tool");
+        assert_eq!(error_line("first\nthe last words\n\n"), "the last words");
+        assert_eq!(error_line(""), "");
     }
 }
