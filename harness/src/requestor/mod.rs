@@ -318,13 +318,21 @@ async fn drive(
 /// (`Error: …`, Python's `ValueError: …`), else its last line; a stack trace around it is left
 /// out, so the reason stays one line.
 fn error_line(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     let names_error = |line: &str| {
         line.split([':', ' '])
             .next()
             .is_some_and(|word| word.ends_with("Error") || word.ends_with("Exception"))
     };
-    let line = lines.iter().copied().find(|l| names_error(l)).or(lines.last().copied());
+    let line = lines
+        .iter()
+        .copied()
+        .find(|l| names_error(l))
+        .or(lines.last().copied());
     let line = line.unwrap_or("");
     line.chars().take(300).collect()
 }
@@ -336,7 +344,10 @@ mod tests {
     #[test]
     fn the_error_line_is_found_in_a_stack_trace() {
         let rust = "Error: Mcp error: -32021: Missing capability\n\nStack backtrace:\n   0: main\n      12: _start\n";
-        assert_eq!(error_line(rust), "Error: Mcp error: -32021: Missing capability");
+        assert_eq!(
+            error_line(rust),
+            "Error: Mcp error: -32021: Missing capability"
+        );
         let python = "Traceback (most recent call last):\n  File \"d.py\", line 3, in <module>\n    main()\nKeyError: 'tool'\n";
         assert_eq!(error_line(python), "KeyError: 'tool'");
         let node = "file:///d.mjs:4\n    throw new TypeError('no tool');\n\nTypeError: no tool\n    at file:///d.mjs:4:7\n";
