@@ -15,12 +15,12 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+use rmcp::model::ProtocolVersion;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig,
     ElicitResult, ElicitationAction, GetTaskParams, Implementation, InputResponses, TaskPayload,
     UpdateTaskParams,
 };
-use rmcp::model::ProtocolVersion;
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde::Deserialize;
@@ -40,7 +40,9 @@ struct Ask {
 async fn main() -> anyhow::Result<()> {
     let ask: Ask = serde_json::from_str(&std::env::var("TASKCHECK_REQUEST")?)?;
     let mut server = std::env::args().skip(1);
-    let first = server.next().ok_or_else(|| anyhow::anyhow!("no server given"))?;
+    let first = server
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("no server given"))?;
     let info = ClientConfig::new(
         ClientCapabilities::builder()
             .enable_elicitation()
@@ -59,7 +61,8 @@ async fn main() -> anyhow::Result<()> {
     } else {
         let mut command = tokio::process::Command::new(first);
         command.args(server);
-        info.serve_with_lifecycle(TokioChildProcess::new(command)?, modern).await?
+        info.serve_with_lifecycle(TokioChildProcess::new(command)?, modern)
+            .await?
     };
     for _ in 0..ask.times.unwrap_or(1) {
         call(client.peer(), &ask).await?;
@@ -85,10 +88,14 @@ async fn call(peer: &Peer<RoleClient>, ask: &Ask) -> anyhow::Result<()> {
     loop {
         tokio::time::sleep(Duration::from_millis(poll_ms)).await;
         if cancel_after.is_some_and(|after| created.elapsed() >= after) {
-            peer.cancel_task(CancelTaskParams::new(task_id.clone())).await?;
+            peer.cancel_task(CancelTaskParams::new(task_id.clone()))
+                .await?;
             cancel_after = None;
         }
-        let task = peer.get_task(GetTaskParams::new(task_id.clone())).await?.task;
+        let task = peer
+            .get_task(GetTaskParams::new(task_id.clone()))
+            .await?
+            .task;
         poll_ms = task.task.poll_interval_ms.unwrap_or(poll_ms);
         if task.status().is_terminal() {
             return Ok(());
@@ -100,7 +107,8 @@ async fn call(peer: &Peer<RoleClient>, ask: &Ask) -> anyhow::Result<()> {
                 .map(|key| (key.clone(), accepted()))
                 .collect();
             if !responses.is_empty() {
-                peer.update_task(UpdateTaskParams::new(task_id.clone(), responses)).await?;
+                peer.update_task(UpdateTaskParams::new(task_id.clone(), responses))
+                    .await?;
             }
         }
     }
