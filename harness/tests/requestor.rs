@@ -70,7 +70,7 @@ fn the_extensions_reference_requestor_passes_and_each_fault_fails_exactly_its_ru
         Vec::<String>::new(),
         "{out}"
     );
-    assert_eq!(rules_with(&doc, &["pass"]).len(), 7, "{out}");
+    assert_eq!(rules_with(&doc, &["pass"]).len(), 8, "{out}");
     // Mcp-Name is a header: over stdio there is none to judge
     let faults: Vec<_> = ext::FAULTS
         .iter()
@@ -90,7 +90,7 @@ fn over_http_the_extensions_requests_are_judged_on_their_mcp_name_too() {
     let (code, out, doc) = requestor(&[], &http_args, "ext-requestor-http-clean");
     assert_eq!(code, 0, "{out}");
     assert!(doc["transport"] == "http", "{out}");
-    assert_eq!(rules_with(&doc, &["pass"]).len(), 8, "{out}");
+    assert_eq!(rules_with(&doc, &["pass"]).len(), 9, "{out}");
     let fault = ext::FAULTS
         .iter()
         .find(|f| f.fault == ext::Fault::NoMcpName)

@@ -36,6 +36,10 @@ pub struct RequestorScenario {
     /// Legal variants of the reference receiver that plays the server.
     #[serde(default)]
     pub serve: Vec<String>,
+    /// Faults of the reference receiver served on purpose, to see the client not take a
+    /// server's invalid answer for a valid one (the client may end in an error then).
+    #[serde(default)]
+    pub misbehave: Vec<String>,
     /// The longest the client may take, in ms.
     #[serde(default = "default_deadline")]
     pub deadline_ms: u64,
@@ -250,6 +254,9 @@ async fn drive(
     ];
     for v in &s.serve {
         server.extend(["--variant".to_string(), v.clone()]);
+    }
+    for f in &s.misbehave {
+        server.extend(["--fault".to_string(), f.clone()]);
     }
     let server: Vec<String> = server.iter().map(|w| shell_quote(w)).collect();
     // over HTTP the server runs beside the client, which is given its URL

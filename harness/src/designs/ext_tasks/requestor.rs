@@ -18,10 +18,12 @@ const ANSWERS_ONCE: &str = "ext-tasks.requestor.answers-once";
 const NO_CANCELLED: &str = "ext-tasks.cancel.no-notifications-cancelled";
 const BOTH_SHAPES: &str = "ext-tasks.requestor.handle-both-shapes";
 const MCP_NAME: &str = "ext-tasks.http.mcp-name";
+const UNSUPPORTED: &str = "ext-tasks.requestor.unsupported-type-invalid";
 
 /// The requestor rules a client is judged by here.
-pub const REQUESTOR_RULES: [&str; 8] = [
+pub const REQUESTOR_RULES: [&str; 9] = [
     MCP_NAME,
+    UNSUPPORTED,
     BOTH_SHAPES,
     RESPECTS_POLL,
     POLLS_UNTIL_TERMINAL,
@@ -41,10 +43,11 @@ const SHAPE: Shape = Shape {
     waits_on: &[],
 };
 
-/// The Task an answer shows: a CreateTaskResult, or a tasks/get result.
+/// The Task an answer shows: a CreateTaskResult to a tools/call (the only request that
+/// supports tasks; one to another request is not a task to follow), or a tasks/get result.
 fn task_of(method: &str, _params: &Value, result: &Value) -> Option<Value> {
     let created = result.get("resultType").and_then(Value::as_str) == Some("task");
-    (method == "tasks/get" || created).then(|| result.clone())
+    (method == "tasks/get" || created && method == "tools/call").then(|| result.clone())
 }
 
 /// Judges a client by a recorded conversation (its messages `out`).
@@ -114,7 +117,48 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         plain,
         "took a tools/call answered with its result as the answer",
     );
+    let (followed, handed) = foreign_tasks_followed(entries);
+    judge(
+        UNSUPPORTED,
+        followed,
+        handed,
+        "did not follow a task handed out for a request that supports none",
+    );
     checks
+}
+
+/// A tasks request about a task that a CreateTaskResult to another request than tools/call
+/// handed out (a client taking that invalid response for a task); and the first such
+/// CreateTaskResult.
+fn foreign_tasks_followed(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
+    let mut methods = HashMap::new();
+    let mut foreign = HashMap::new();
+    let mut first = None;
+    for e in entries {
+        let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+            continue;
+        };
+        match (e.dir, msg) {
+            (Direction::Out, MessageRef::Request { id, method, params }) => {
+                methods.insert(id.to_string(), method);
+                let about = matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel");
+                let task = params.get("taskId").map(wire::id_text).unwrap_or_default();
+                if let Some(answered) = foreign.get(&task).filter(|_| about) {
+                    let what = format!("{method} of task {task:?}, which a CreateTaskResult to {answered} handed out: {answered} supports no task, so that answer is invalid");
+                    return (Some((what, e.seq)), first);
+                }
+            }
+            (Direction::In, MessageRef::Response { id, outcome: OutcomeRef::Result(r) }) => {
+                let method = methods.get(&id.to_string()).copied().unwrap_or("tools/call");
+                if let Some(task) = r.get("taskId").filter(|_| r["resultType"] == "task" && method != "tools/call") {
+                    foreign.insert(wire::id_text(task), method);
+                    first.get_or_insert(e.seq);
+                }
+            }
+            _ => {}
+        }
+    }
+    (None, first)
 }
 
 /// Over HTTP (a recording with the request headers): the first tasks/get, tasks/update or

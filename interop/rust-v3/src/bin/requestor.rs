@@ -34,6 +34,8 @@ struct Ask {
     arguments: Map<String, Value>,
     cancel_after_ms: Option<u64>,
     times: Option<u32>,
+    #[serde(default)]
+    list_tools: bool,
 }
 
 #[tokio::main]
@@ -64,6 +66,9 @@ async fn main() -> anyhow::Result<()> {
         info.serve_with_lifecycle(TokioChildProcess::new(command)?, modern)
             .await?
     };
+    if ask.list_tools {
+        client.list_tools(None).await?;
+    }
     for _ in 0..ask.times.unwrap_or(1) {
         call(client.peer(), &ask).await?;
     }

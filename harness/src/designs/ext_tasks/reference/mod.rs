@@ -334,6 +334,9 @@ impl ExtReference {
         };
         match method {
             "server/discover" => complete(self.discover()),
+            "tools/list" if self.has(Fault::ListAnsweredWithTask) => {
+                Ok(self.create("optional_sleep", json!({"ms": 300}), caller).await)
+            }
             "tools/list" => self.tools_list(),
             LISTEN if self.is(Variant::NoListen) => Err(error(
                 code::METHOD_NOT_FOUND,

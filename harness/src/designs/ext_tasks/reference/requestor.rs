@@ -2,7 +2,8 @@
 //! does what `TASKCHECK_REQUEST` asks of a server the way a client should (every request
 //! declaring the extension, a CreateTaskResult or a plain result both handled, a task polled at
 //! its `pollIntervalMs` until it ends, each input request answered once with tasks/update,
-//! cancelled with tasks/cancel when asked); each fault breaks one requestor rule.
+//! cancelled with tasks/cancel when asked, a task handed out for another request than tools/call
+//! not followed); each fault breaks one requestor rule.
 
 use crate::reference::faults::{FaultInfo, Faults};
 use crate::requestor::{wait_to_poll, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT};
@@ -23,6 +24,7 @@ pub enum Fault {
     CancelsByNotification,
     AssumesTask,
     NoMcpName,
+    FollowsAnyTask,
 }
 
 /// Every fault of the extension's reference requestor.
@@ -34,12 +36,26 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::AnswersTwice, name: "answers-twice", rules: &["ext-tasks.requestor.answers-once"], description: "answers each input request a second time, in a second tasks/update", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AssumesTask, name: "assumes-task", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with its result for a task, and polls it", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::NoMcpName, name: "no-mcp-name", rules: &["ext-tasks.http.mcp-name"], description: "(HTTP) polls with tasks/get sent without the Mcp-Name header", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::FollowsAnyTask, name: "follows-any-task", rules: &["ext-tasks.requestor.unsupported-type-invalid"], description: "follows a task handed out for tools/list, polling it to its end", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["ext-tasks.cancel.no-notifications-cancelled"], description: "cancels with notifications/cancelled for the request that created the task, then tasks/cancel", may_also: &[], follows: &[] },
 ];
 
 
-/// Does what `ask` asks (`tool`, `arguments`, `cancel_after_ms`) on an opened conversation.
+/// Does what `ask` asks (`list_tools`, `tool`, `arguments`, `cancel_after_ms`) on an opened
+/// conversation.
 pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
+    if ask.get("list_tools") == Some(&json!(true)) {
+        let listed = session
+            .request("tools/list", json!({}), REFERENCE_WAIT)
+            .await
+            .map_err(|e| format!("tools/list: {e}"))?;
+        // a task for tools/list, which supports none, is an invalid response: not followed
+        if let Outcome::Result(r) = listed.outcome {
+            if r["resultType"] == "task" && faults.has(Fault::FollowsAnyTask) {
+                follow(session, &r["taskId"], None, &json!({}), faults).await?;
+            }
+        }
+    }
     let params = json!({
         "name": ask.get("tool").and_then(Value::as_str).unwrap_or_default(),
         "arguments": ask.get("arguments").cloned().unwrap_or(json!({})),
