@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use mcp_taskcheck::designs::ext_tasks::reference::requestor as ext;
-use mcp_taskcheck::designs::tasks_2025::reference::requestor::FAULTS;
+use mcp_taskcheck::designs::tasks_2025::reference::requestor::{Fault, FAULTS};
 
 /// Runs `taskcheck requestor` against the reference requestor with `faults`.
 fn requestor(faults: &[&str], extra: &[&str], tag: &str) -> (i32, String, serde_json::Value) {
@@ -49,7 +49,11 @@ fn the_reference_requestor_passes_every_requestor_scenario() {
 
 #[test]
 fn every_requestor_fault_fails_exactly_its_rules() {
-    let faults: Vec<_> = FAULTS.iter().collect();
+    // the GET stream is HTTP's: over stdio there is none to ignore
+    let faults: Vec<_> = FAULTS
+        .iter()
+        .filter(|f| f.fault != Fault::IgnoresGetStream)
+        .collect();
     let problems = in_parallel(&faults, 3, |fault| {
         let (code, out, doc) = requestor(&[fault.name], &[], &format!("requestor-{}", fault.name));
         fault_problems(fault, code, &out, &doc)
@@ -81,6 +85,34 @@ fn the_extensions_reference_requestor_passes_and_each_fault_fails_exactly_its_ru
         let (code, out, doc) = requestor(&[fault.name], &ext_args, &tag);
         fault_problems(fault, code, &out, &doc)
     });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn over_http_a_requestor_is_judged_on_taking_requests_from_the_get_stream_too() {
+    let (code, out, doc) = requestor(&[], &["--http"], "requestor-http-clean");
+    assert_eq!(code, 0, "{out}");
+    assert!(doc["transport"] == "http", "{out}");
+    let unclean = rules_with(
+        &doc,
+        &["fail", "warn", "error", "untestable", "consequence"],
+    );
+    assert_eq!(unclean, Vec::<String>::new(), "{out}");
+    let passed = rules_with(&doc, &["pass"]);
+    assert!(
+        passed.contains(&"tasks.http.requestor-any-stream".to_string()),
+        "{out}"
+    );
+    let fault = FAULTS
+        .iter()
+        .find(|f| f.fault == Fault::IgnoresGetStream)
+        .unwrap();
+    let (code, out, doc) = requestor(
+        &[fault.name],
+        &["--http"],
+        "requestor-http-ignores-get-stream",
+    );
+    let problems = fault_problems(fault, code, &out, &doc);
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 

@@ -32,7 +32,7 @@ pub struct RequestorArgs {
     #[arg(long, default_value_t = 4)]
     pub jobs: usize,
     /// Serve the client over Streamable HTTP: its command gets the endpoint URL instead of a
-    /// server command (the extension's reference only, today).
+    /// server command.
     #[arg(long)]
     pub http: bool,
     #[command(flatten)]

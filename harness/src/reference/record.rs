@@ -78,11 +78,17 @@ impl Recorder {
         });
     }
 
-    /// Records the receiver's answer over HTTP.
-    pub fn record_answer(&self, message: &Value) {
+    /// Records a message over HTTP: `from_requestor` the requestor's, otherwise the receiver's,
+    /// sent `via` the way it went where the transport has several (`GET text/event-stream`).
+    pub fn record_http(&self, from_requestor: bool, message: &Value, via: Option<&str>) {
+        let dir = match from_requestor {
+            true => Direction::Out,
+            false => Direction::In,
+        };
         self.write(|seq, t_ms| Entry {
             transport: "http".into(),
-            ..Entry::of(seq, Direction::In, t_ms, message.clone())
+            via: via.map(str::to_string),
+            ..Entry::of(seq, dir, t_ms, message.clone())
         });
     }
 

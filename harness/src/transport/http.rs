@@ -21,6 +21,11 @@ use tokio::task::AbortHandle;
 
 /// How often a stream that closed before its response is resumed with Last-Event-ID.
 const MAX_RESUMES: usize = 5;
+/// How a message came over HTTP (a trace entry's `via`): a POST's JSON answer, a POST's SSE
+/// stream, the GET stream.
+pub const VIA_POST_JSON: &str = "POST application/json";
+pub const VIA_POST_SSE: &str = "POST text/event-stream";
+pub const VIA_GET: &str = "GET text/event-stream";
 /// How often the GET stream is reopened after the receiver closed it.
 const MAX_GET_REOPENS: usize = 20;
 
@@ -379,7 +384,7 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
         if content_type.starts_with("application/json") {
             return match read_body(response, shared.max).await {
                 Ok(body) => {
-                    let _ = shared.deliver(&body, "POST application/json").await;
+                    let _ = shared.deliver(&body, VIA_POST_JSON).await;
                 }
                 Err(e) => {
                     shared
@@ -479,7 +484,7 @@ async fn read_request_stream(
     read_events(
         shared,
         body_bytes(response),
-        "POST text/event-stream",
+        VIA_POST_SSE,
         request_id,
         &mut state,
     )
@@ -503,14 +508,7 @@ async fn read_request_stream(
             .await;
         match resumed {
             Ok(r) if r.status().is_success() => {
-                read_events(
-                    shared,
-                    body_bytes(r),
-                    "GET text/event-stream",
-                    request_id,
-                    &mut state,
-                )
-                .await
+                read_events(shared, body_bytes(r), VIA_GET, request_id, &mut state).await
             }
             _ => break,
         }
@@ -562,7 +560,7 @@ async fn get_stream(shared: Arc<Shared>) {
         read_events(
             &shared,
             body_bytes(response),
-            "GET text/event-stream",
+            VIA_GET,
             &Value::Null,
             &mut state,
         )

@@ -94,7 +94,7 @@ async fn answer_post(
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
         };
         if let Some(r) = record {
-            r.record_answer(&body);
+            r.record_http(false, &body, None);
         }
         json_body(status, body)
     };

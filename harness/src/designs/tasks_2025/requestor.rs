@@ -6,7 +6,9 @@ use super::monitor;
 use crate::monitor::Context;
 use crate::requestor::polls::{Polls, Shape, POLL_SHARE};
 use crate::trace::{Direction, Entry};
-use crate::verdict::Check;
+use crate::transport::http::VIA_GET;
+use crate::verdict::{Check, Verdict};
+use std::collections::HashSet;
 use crate::wire::{self, MessageRef, OutcomeRef};
 use serde_json::Value;
 
@@ -18,8 +20,12 @@ const RESULT_ON_INPUT: &str = "tasks.input.requestor-calls-result";
 /// The `ttl` a task-augmented request asks for (a MAY: recorded).
 const TTL: &str = "tasks.create.requestor-ttl";
 
+/// Over Streamable HTTP, the receiver's requests are taken from any SSE stream, the GET
+/// stream included.
+const ANY_STREAM: &str = "tasks.http.requestor-any-stream";
+
 /// The requestor rules a requestor under test is judged by here.
-pub const REQUESTOR_RULES: [&str; 3] = [POLL, RESULT_ON_INPUT, TTL];
+pub const REQUESTOR_RULES: [&str; 4] = [POLL, RESULT_ON_INPUT, TTL, ANY_STREAM];
 
 /// Where 2025-11-25 Tasks show a poller.
 const SHAPE: Shape = Shape {
@@ -78,7 +84,47 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         )),
         (None, None) => {}
     }
+    checks.extend(any_stream(entries));
     checks
+}
+
+/// Over HTTP: a request of the receiver that came on the GET stream and was never answered;
+/// else a pass where one came on it, or untestable where they all came on a POST's stream.
+fn any_stream(entries: &[Entry]) -> Option<Check> {
+    let mut on_get = Vec::new();
+    let mut on_post = None;
+    let mut answered = HashSet::new();
+    for e in entries {
+        match classify(e) {
+            Some((Direction::In, MessageRef::Request { id, method, .. })) => {
+                match e.via.as_deref() {
+                    Some(VIA_GET) => on_get.push((id.to_string(), method, e.seq)),
+                    Some(_) => drop(on_post.get_or_insert(e.seq)),
+                    None => {}
+                }
+            }
+            Some((Direction::Out, MessageRef::Response { id, .. })) => {
+                answered.insert(id.to_string());
+            }
+            _ => {}
+        }
+    }
+    if let Some((id, method, seq)) = on_get.iter().find(|(id, ..)| !answered.contains(id)) {
+        let what = format!("the receiver's {method} (id {id}) came on the GET stream and was never answered");
+        return Some(Check::judged(ANY_STREAM, false, what, vec![*seq]));
+    }
+    if let Some((_, _, seq)) = on_get.first() {
+        let held = "answered every request of the receiver that came on the GET stream";
+        return Some(Check::judged(ANY_STREAM, true, held, vec![*seq]));
+    }
+    on_post.map(|seq| Check {
+        evidence: vec![seq],
+        ..Check::with(
+            ANY_STREAM,
+            Verdict::Untestable,
+            "the receiver's requests came on a POST's stream (the requestor had no GET stream open), so whether it takes them from any stream did not show",
+        )
+    })
 }
 
 /// What the first task-augmented request asked of the ttl, recorded.

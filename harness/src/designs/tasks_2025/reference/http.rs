@@ -1,19 +1,22 @@
 //! The reference receiver over Streamable HTTP: one receiver (and task store) per session,
 //! JSON answers for polls, SSE streams for tools/call and tasks/result (resumable: a client that
 //! loses one gets its response on a GET with the priming event's id as Last-Event-ID), and a
-//! GET stream for what the receiver sends on its own.
+//! GET stream for what the receiver sends on its own (which carries a task's requests to the
+//! client whenever it is open). With `--record` it writes the conversation down, each message
+//! it sent with the stream it went on.
 
 use super::faults::{Fault, Faults};
 use crate::reference::http_hostile::{self, HttpHostile};
+use crate::reference::record::Recorder;
+use crate::transport::http::{VIA_GET, VIA_POST_JSON, VIA_POST_SSE};
 use super::{Reference, Store};
 use crate::spec::PROTOCOL_VERSION;
-use crate::transport::http_server::{json_body, local_origin, lock, plain, sse_frames, stream_of};
+use crate::transport::http_server::{json_body, local_origin, lock, plain, sse_frames};
 use crate::transport::SESSION_HEADER;
 use crate::wire::{self, Message};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::sse::Sse;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
@@ -40,6 +43,17 @@ struct Server {
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     /// Under the shared-task-store fault, the one store of every session.
     shared_store: Option<Arc<Mutex<Store>>>,
+    /// Where `--record` writes the conversation.
+    record: Option<Arc<Recorder>>,
+}
+
+/// Where one stream's messages are recorded, and how they went.
+type Recording = Option<(Arc<Recorder>, &'static str)>;
+
+impl Server {
+    fn recording(&self, via: &'static str) -> Recording {
+        self.record.clone().map(|r| (r, via))
+    }
 }
 
 type Outbox = mpsc::UnboundedSender<Value>;
@@ -173,6 +187,7 @@ pub async fn serve_http(
     faults: Faults,
     addr: SocketAddr,
     options: HttpOptions,
+    record: Option<Recorder>,
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
@@ -188,6 +203,7 @@ pub async fn serve_http(
         json_only: options.json_only,
         sessions: Mutex::default(),
         shared_store,
+        record: record.map(Arc::new),
     });
     use axum::serve::ListenerExt;
     // answers are small and many: never let Nagle hold one back
@@ -284,6 +300,9 @@ async fn on_post(State(server): State<Arc<Server>>, headers: HeaderMap, body: By
             return json_body(StatusCode::BAD_REQUEST, error);
         }
     };
+    if let (Some(r), Ok(value)) = (&server.record, serde_json::from_slice::<Value>(&body)) {
+        r.record_http(true, &value, None);
+    }
     if let Some(hostile) = server
         .hostile
         .and_then(|h| http_hostile::intercept(h, &message))
@@ -326,9 +345,9 @@ async fn on_post(State(server): State<Arc<Server>>, headers: HeaderMap, body: By
         let cancel = (waits_for_result && server.faults.has(Fault::CancelOnDisconnect))
             .then(|| task_id.map(|t| (session.reference.clone(), t)))
             .flatten();
-        request_stream(rx, cancel, stream)
+        request_stream(rx, cancel, stream, server.recording(VIA_POST_SSE))
     } else {
-        json_answer(rx).await
+        json_answer(rx, server.recording(VIA_POST_JSON)).await
     };
     if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
         response.headers_mut().insert(SESSION_HEADER, id);
@@ -337,9 +356,10 @@ async fn on_post(State(server): State<Arc<Server>>, headers: HeaderMap, body: By
 }
 
 /// Waits for the response and sends it as one JSON body.
-async fn json_answer(mut rx: mpsc::UnboundedReceiver<Value>) -> Response {
+async fn json_answer(mut rx: mpsc::UnboundedReceiver<Value>, record: Recording) -> Response {
     while let Some(msg) = rx.recv().await {
         if msg.get("method").is_none() {
+            recorded(&record, &msg);
             return (
                 [(header::CONTENT_TYPE, "application/json")],
                 msg.to_string(),
@@ -376,6 +396,13 @@ fn reconnection(session: &HttpSession, id: &Value) -> Response {
     sse_frames(futures::stream::iter([priming(n)]))
 }
 
+/// Records a message the receiver sends, where `--record` asks.
+fn recorded(record: &Recording, msg: &Value) {
+    if let Some((r, via)) = record {
+        r.record_http(false, msg, Some(via));
+    }
+}
+
 /// The priming event of POST stream `n`: its id, a `retry`, empty data.
 fn priming(n: u64) -> String {
     format!("id: {n}-0\nretry: {RESUME_RETRY_MS}\ndata: \n\n")
@@ -388,19 +415,22 @@ fn request_stream(
     rx: mpsc::UnboundedReceiver<Value>,
     cancel: Option<(Arc<Reference>, String)>,
     number: Option<u64>,
+    record: Recording,
 ) -> Response {
     let guard = DropCancels {
         task: cancel,
         answered: false,
     };
     let priming = number.map(priming);
-    let messages = futures::stream::unfold((rx, guard), |(mut rx, mut guard)| async move {
+    let state = (rx, guard, record);
+    let messages = futures::stream::unfold(state, |(mut rx, mut guard, record)| async move {
         if guard.answered {
             return None;
         }
         let msg = rx.recv().await?;
         guard.answered = msg.get("method").is_none();
-        Some((format!("data: {msg}\n\n"), (rx, guard)))
+        recorded(&record, &msg);
+        Some((format!("data: {msg}\n\n"), (rx, guard, record)))
     });
     sse_frames(futures::StreamExt::chain(
         futures::stream::iter(priming),
@@ -424,11 +454,12 @@ async fn on_get(State(server): State<Arc<Server>>, headers: HeaderMap) -> Respon
     };
     let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
     if let Some(rx) = last.and_then(|id| session.resume(id)) {
-        return request_stream(rx, None, None);
+        return request_stream(rx, None, None, server.recording(VIA_GET));
     }
     let (tx, rx) = mpsc::unbounded_channel();
     session.open_stream(&tx, true);
-    Sse::new(stream_of(rx)).into_response()
+    // no response comes on it, so it stays open until the client leaves
+    request_stream(rx, None, None, server.recording(VIA_GET))
 }
 
 async fn on_delete(State(server): State<Arc<Server>>, headers: HeaderMap) -> Response {

@@ -21,6 +21,7 @@ pub enum Fault {
     AugmentsForbidden,
     TtlAsText,
     TampersCursor,
+    IgnoresGetStream,
 }
 
 /// Every fault of the reference requestor.
@@ -31,6 +32,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::MetaInGet, name: "meta-in-get", rules: &["tasks.meta.requestor-omits"], description: "sends related-task _meta on tasks/get", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::TtlAsText, name: "ttl-as-text", rules: &["tasks.schema.requestor-messages"], description: "asks for a task with `ttl` as a string (\"60000\")", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::TampersCursor, name: "tampers-cursor", rules: &["tasks.list.requestor-opaque-cursor"], description: "sends back each tasks/list cursor with a character added", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::IgnoresGetStream, name: "ignores-get-stream", rules: &["tasks.http.requestor-any-stream"], description: "(HTTP) answers only the elicitations that come on the stream of its tasks/result, none that come on the GET stream, and gives up after 2 s", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AugmentsForbidden, name: "augments-forbidden", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task although its taskSupport forbids it", may_also: &[], follows: &[] },
 ];
 
@@ -163,7 +165,7 @@ async fn follow(
             }
             Some("working") => {}
             Some("input_required") if !faults.has(Fault::NoResultOnInput) => {
-                return answer_input(session, id).await;
+                return answer_input(session, id, faults).await;
             }
             // the fault leaves the input unanswered, polling a while as if waiting
             Some("input_required") if created.elapsed() > GIVES_UP_AFTER => return Ok(()),
@@ -179,18 +181,32 @@ async fn follow(
     }
 }
 
+/// Whether the message at trace number `seq` came on the HTTP GET stream.
+fn came_on_get(session: &Session, seq: u64) -> bool {
+    let entries = session.trace.entries();
+    let entry = entries.iter().find(|e| e.seq == seq);
+    entry.and_then(|e| e.via.as_deref()) == Some(crate::transport::http::VIA_GET)
+}
+
 /// Calls tasks/result for an `input_required` task and answers each elicitation it sends
 /// (accepting, with `answer` filled in) until the result comes.
-async fn answer_input(session: &Session, id: &Value) -> Result<(), String> {
+async fn answer_input(session: &Session, id: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
     let result = session.request("tasks/result", json!({"taskId": id}), REFERENCE_WAIT * 3);
     tokio::pin!(result);
+    let ignores_get = faults.has(Fault::IgnoresGetStream);
+    let gives_up = tokio::time::sleep(if ignores_get { GIVES_UP_AFTER } else { REFERENCE_WAIT * 3 });
+    tokio::pin!(gives_up);
     loop {
         tokio::select! {
             done = &mut result => {
                 return done.map(|_| ()).map_err(|e| format!("tasks/result: {e}"));
             }
+            _ = &mut gives_up, if ignores_get => return Ok(()),
             asked = session.next(Inbox::Requests, "elicitation/create", REFERENCE_WAIT * 3) => {
                 let asked = asked.map_err(|e| format!("waiting for tasks/result: {e}"))?;
+                if ignores_get && came_on_get(session, asked.seq) {
+                    continue;
+                }
                 let content = json!({"action": "accept", "content": {"answer": "taskcheck"}});
                 let _ = session.respond(&asked.id, content).await;
             }

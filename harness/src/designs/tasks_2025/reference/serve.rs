@@ -42,11 +42,6 @@ impl ReferenceReceiver for Reference {
                 hostile,
                 record,
             } = options;
-            if record.is_some() && addr.is_some() {
-                return Err(NotServed::Usage(
-                    "--record over HTTP is served by the extension's reference only (--profile ext-tasks)".into(),
-                ));
-            }
             let record = reference::record::open(record.as_deref()).map_err(NotServed::Failed)?;
             let unknown = |name: &str| {
                 let over = if addr.is_some() { "HTTP" } else { "stdio" };
@@ -68,7 +63,7 @@ impl ReferenceReceiver for Reference {
                         json_only: json_response,
                         hostile,
                     };
-                    http::serve_http(faults, addr, options).await
+                    http::serve_http(faults, addr, options, record).await
                 }
                 None => {
                     let hostile = match hostile {
