@@ -132,6 +132,7 @@ python_sdk() {
   check python-mcp-1.30.0+no-tasks stdio run --stdio "$(python_server) --no-tasks"
   # the SDK's ClientSession as a requestor: taskcheck's reference receiver is its server
   check python-mcp-1.30.0-requestor stdio requestor --command "$(python_bin) interop/python/requestor.py"
+  check python-mcp-1.30.0-requestor http requestor --command "$(python_bin) interop/python/requestor.py" --http
   python_init
 }
 
@@ -190,6 +191,7 @@ typescript_sdk() {
   check typescript-sdk-1.32.2-client http client --command "node interop/typescript/client.mjs"
   # the SDK's Client as a requestor (callToolStream): taskcheck's reference receiver is its server
   check typescript-sdk-1.32.2-requestor stdio requestor --command "node interop/typescript/requestor.mjs"
+  check typescript-sdk-1.32.2-requestor http requestor --command "node interop/typescript/requestor.mjs" --http
 }
 
 typescript_http_sdk() {

@@ -3,9 +3,10 @@ docstrings of mcp/client/experimental/tasks.py show: `call_tool_as_task`, `poll_
 "respects the pollInterval hint"), `get_task_result` on input_required and once terminal,
 `cancel_task`, and an elicitation callback. The SDK leaves to its caller whether a tool is called
 as a task: this driver does so where tools/list gives it a taskSupport that allows one. Does
-what TASKCHECK_REQUEST asks of the stdio server given as arguments (`taskcheck requestor`).
+what TASKCHECK_REQUEST asks of the server given as arguments, a URL (Streamable HTTP,
+`streamablehttp_client`) or a stdio command (`taskcheck requestor`).
 
-    python requestor.py SERVER-COMMAND [ARGS...]
+    python requestor.py URL | SERVER-COMMAND [ARGS...]
 """
 
 import json
@@ -15,6 +16,7 @@ import sys
 import anyio
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
 
 
 async def elicit(context, params):
@@ -23,8 +25,11 @@ async def elicit(context, params):
 
 async def main():
     ask = json.loads(os.environ.get("TASKCHECK_REQUEST", "{}"))
-    server = StdioServerParameters(command=sys.argv[1], args=sys.argv[2:])
-    async with stdio_client(server) as (read, write):
+    if sys.argv[1].startswith("http"):
+        transport = streamablehttp_client(sys.argv[1])
+    else:
+        transport = stdio_client(StdioServerParameters(command=sys.argv[1], args=sys.argv[2:]))
+    async with transport as (read, write, *_):
         async with ClientSession(read, write, elicitation_callback=elicit) as session:
             await session.initialize()
             tools = {t.name: t for t in (await session.list_tools()).tools}
