@@ -139,8 +139,8 @@ pub trait Design: Sync + Send + 'static {
     }
 
     /// The rule an answer to a request naming a task that does not exist is held to (its code
-    /// is -32602): `string_id` when the taskId is a string; `None` where no rule says.
-    fn bad_task_id_rule(&self, _method: &str, _string_id: bool) -> Option<&'static str> {
+    /// is -32602): `has_id` when the request carries a taskId at all; `None` where no rule says.
+    fn bad_task_id_rule(&self, _method: &str, _has_id: bool) -> Option<&'static str> {
         None
     }
 

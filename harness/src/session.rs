@@ -640,7 +640,10 @@ async fn route(
                             }
                             None => {
                                 if let Some(why) = answered.stray(&id, &sent) {
-                                    close(Closure::broken(format!("{why} (trace #{seq})")));
+                                    close(Closure {
+                                        why: format!("{why} (trace #{seq})"),
+                                        cause: Cause::StrayResponse,
+                                    });
                                 }
                             }
                         }

@@ -138,8 +138,8 @@ fn shown(outcome: &Outcome) -> String {
 }
 
 /// The rule, and the error code, a well-formed request of this input's class is answered
-/// with. A `taskId` that is a string names no task, one that is absent or of another type
-/// makes the request malformed: the design names the rule of each (2025-11-25:
+/// with. A `taskId` that names no task or is of another type than a string is invalid, one that
+/// is absent makes the request malformed: the design names the rule of each (2025-11-25:
 /// unknown-task-id and malformed-task-param; the extension: the method's unknown-task rule,
 /// for "invalid or nonexistent" ids alike).
 fn wanted_code(input: &Input) -> Option<(&'static str, i64)> {
@@ -150,11 +150,7 @@ fn wanted_code(input: &Input) -> Option<(&'static str, i64)> {
             .find_map(|l| serde_json::from_str::<Value>(l).ok())
             .unwrap_or_default()
     };
-    let string_id = || {
-        request()
-            .pointer("/params/taskId")
-            .is_some_and(Value::is_string)
-    };
+    let has_id = || request().pointer("/params/taskId").is_some();
     match input.class {
         Class::UnknownMethod => Some(("wire.method-not-found", code::METHOD_NOT_FOUND)),
         Class::BadTaskId => {
@@ -162,7 +158,7 @@ fn wanted_code(input: &Input) -> Option<(&'static str, i64)> {
             let method = request.get("method").and_then(Value::as_str);
             let rule = input
                 .profile
-                .bad_task_id_rule(method.unwrap_or_default(), string_id())?;
+                .bad_task_id_rule(method.unwrap_or_default(), has_id())?;
             Some((rule, code::INVALID_PARAMS))
         }
         Class::BadCursor => Some((input.profile.requests().list?, code::INVALID_PARAMS)),

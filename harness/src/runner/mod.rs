@@ -234,6 +234,9 @@ impl Ending {
             Stop::Closed(c) if c.cause == Cause::InvalidOutput => {
                 verdict_on_receiver(STDOUT_RULE, c.why)
             }
+            Stop::Closed(c) if c.cause == Cause::StrayResponse => {
+                verdict_on_receiver(ONE_RESPONSE_RULE, c.why)
+            }
             Stop::Hung(why) => verdict_on_receiver(SURVIVES_RULE, why),
             Stop::Closed(c) if c.cause == Cause::SessionEnded => Ending {
                 verdict: Verdict::Untestable,
@@ -262,6 +265,8 @@ impl Ending {
 
 /// The rule a receiver breaks by going away or no longer answering mid-scenario.
 pub const SURVIVES_RULE: &str = "wire.survives";
+/// The rule a receiver breaks by answering a request twice, or an id never used.
+pub const ONE_RESPONSE_RULE: &str = "wire.one-response";
 /// The stdio transport's rule against stdout output that is no MCP message.
 pub const STDOUT_RULE: &str = "transport.stdio.stdout-only-mcp";
 

@@ -10,6 +10,8 @@
 //!   it does not exist (the monitors' `vanished`).
 //!
 //! A consequence needs its root to be a failure of this scenario; without one it stays a failure.
+//! A failure at MUST is never the consequence of a root that only warns (a SHOULD): it is a
+//! failure of its own.
 //! A failure judged on an answer about a task whose ttl had elapsed is no failure at all: the
 //! receiver may have discarded the task (the monitors' `expired`), so it is untestable.
 
@@ -95,10 +97,10 @@ pub fn attribute(
         let follows = facts.because.get(i).copied().flatten();
         let root = if let Some((first, rule)) = vanished {
             root_failure(&checks, &roots, i, rule)
-                .map(|_| (rule.to_string(), step_of.label(*first)))
+                .map(|r| (rule.to_string(), step_of.label(*first), r))
         } else if let Some(rule) = follows {
             root_failure(&checks, &roots, i, rule)
-                .map(|r| (rule.to_string(), checks[r].step.clone()))
+                .map(|r| (rule.to_string(), checks[r].step.clone(), r))
         } else {
             let wanted = c.step.as_ref().and_then(|s| given.get(s));
             // a monitor judging the very message the step judged: one defect seen twice
@@ -114,10 +116,15 @@ pub fn attribute(
                             .then(|| same_message_failure(&checks, &roots, i, rule))
                             .flatten()
                     })
-                    .map(|r| (rule.clone(), checks[r].step.clone()))
+                    .map(|r| (rule.clone(), checks[r].step.clone(), r))
             })
         };
-        roots[i] = root.map(|(rule, step)| Root {
+        // a consequence never hides a MUST behind a SHOULD: a failure at MUST under a root
+        // that only warns is a failure of its own
+        let hides_must =
+            |r: usize| c.verdict == Verdict::Fail && checks[r].verdict == Verdict::Warn;
+        let root = root.filter(|(_, _, r)| !hides_must(*r));
+        roots[i] = root.map(|(rule, step, _)| Root {
             rule,
             scenario: id.to_string(),
             step,
@@ -247,5 +254,45 @@ impl<'a> StepOf<'a> {
             .get(&seq)
             .or_else(|| self.asked.get(&seq).and_then(|r| self.sent_by.get(r)))
             .cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Attributes `checks`, each following the rule `because` gives it.
+    fn attributed(checks: Vec<Check>, because: &[Option<&'static str>]) -> Vec<Check> {
+        let none = BTreeMap::new();
+        let facts = Facts {
+            because,
+            vanished: &BTreeMap::new(),
+            expired: &BTreeMap::new(),
+            sent_by: &none,
+            trace: &[],
+        };
+        attribute("s", &HashMap::new(), &HashMap::new(), checks, &facts)
+    }
+
+    #[test]
+    fn a_must_failure_is_never_the_consequence_of_a_root_that_only_warns() {
+        let should = "tasks.cancel.stop-execution";
+        let must = "tasks.progress.stops-when-terminal";
+        let checks = vec![
+            Check::with(should, Verdict::Warn, "kept working"),
+            Check::with(must, Verdict::Fail, "progress after cancelled"),
+        ];
+        let out = attributed(checks, &[None, Some(should)]);
+        let failed = out.iter().find(|c| c.rule == must).unwrap();
+        assert!(failed.root.is_none(), "{out:?}");
+        assert_eq!(failed.verdict, Verdict::Fail);
+        // under a root that fails, the same failure is its consequence
+        let checks = vec![
+            Check::with("tasks.lifecycle.terminal-final", Verdict::Fail, "reopened"),
+            Check::with(must, Verdict::Fail, "progress after cancelled"),
+        ];
+        let out = attributed(checks, &[None, Some("tasks.lifecycle.terminal-final")]);
+        let followed = out.iter().find(|c| c.rule == must).unwrap();
+        assert!(followed.root.is_some(), "{out:?}");
     }
 }

@@ -74,11 +74,13 @@ pub enum Cause {
     ReceiverGone,
     /// The receiver wrote something on stdout that is not a valid MCP message.
     InvalidOutput,
+    /// The receiver answered a request already answered, or an id never used: a JSON-RPC
+    /// violation of its own, after which no answer can be trusted to be the one asked for.
+    StrayResponse,
     /// The server ended the HTTP session (404 for its session id), which the transport lets
     /// it do at any time: no verdict, but nothing more can be judged in that session.
     SessionEnded,
-    /// Anything else: one of taskcheck's limits, an HTTP exchange it cannot follow, an answer
-    /// to a request never sent.
+    /// Anything else: one of taskcheck's limits, an HTTP exchange it cannot follow.
     Transport,
 }
 

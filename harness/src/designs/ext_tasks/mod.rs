@@ -177,7 +177,7 @@ impl Design for ExtTasks {
     /// The text names -32602 per method for a task that does not exist; a taskId that is
     /// not a string is left unjudged here.
     /// "Invalid or nonexistent `taskId`: -32602", whatever the id's type.
-    fn bad_task_id_rule(&self, method: &str, _string_id: bool) -> Option<&'static str> {
+    fn bad_task_id_rule(&self, method: &str, _has_id: bool) -> Option<&'static str> {
         Some(match method {
             "tasks/update" => "ext-tasks.update.unknown-task",
             "tasks/cancel" => "ext-tasks.cancel.unknown-task",

@@ -171,8 +171,10 @@ impl Design for Tasks2025 {
         methods
     }
 
-    fn bad_task_id_rule(&self, _method: &str, string_id: bool) -> Option<&'static str> {
-        Some(match string_id {
+    fn bad_task_id_rule(&self, _method: &str, has_id: bool) -> Option<&'static str> {
+        // a taskId that is no string is an invalid one, under the same MUST; a missing one
+        // makes the request malformed
+        Some(match has_id {
             true => "tasks.errors.unknown-task-id",
             false => "tasks.errors.malformed-task-param",
         })

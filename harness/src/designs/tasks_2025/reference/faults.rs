@@ -64,6 +64,7 @@ pub enum Fault {
     EmptyErrorMessages,
     MalformedTaskAccepted,
     MalformedIdInternalError,
+    AnswersCallTwice,
     TasksForUndeclaredTypes,
     /// Refuses a task-augmented request of a type it does not declare task support for.
     UndeclaredTaskRefused,
@@ -100,8 +101,13 @@ pub const HTTP_ONLY: [Fault; 4] = [
 ];
 
 /// Faults that only the stdio receiver can show (one writes on stdout, one exits, which over
-/// HTTP would end every session of the shared server).
-pub const STDIO_ONLY: [Fault; 2] = [Fault::StdoutLogLine, Fault::CrashAfterCancel];
+/// HTTP would end every session of the shared server, and one answers twice, which over HTTP
+/// has no second stream to go on).
+pub const STDIO_ONLY: [Fault; 3] = [
+    Fault::StdoutLogLine,
+    Fault::CrashAfterCancel,
+    Fault::AnswersCallTwice,
+];
 
 /// Faults the fixed scenarios miss by design, which `taskcheck explore` must find.
 pub const EXPLORE_ONLY: [Fault; 2] = [Fault::ThirdTaskReopens, Fault::OverlappingResultsLoseMeta];
@@ -205,7 +211,8 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: ListOnlyUnfinished, name: "list-only-unfinished", rules: &["tasks.list.contains-retrievable", "tasks.errors.bad-cursor"], description: "tasks/list lists only unfinished tasks, on one page without `nextCursor`, whatever the cursor (as rmcp 2.2.0)", may_also: &[], follows: &["tasks.list.next-cursor"] },
     FaultInfo { fault: ResultDeletesTask, name: "result-deletes-task", rules: &["tasks.ttl.no-early-expiry"], description: "a task is deleted once tasks/result has answered, and later requests for it get -32002 (as rmcp 2.2.0 takes the result)", may_also: &[], follows: &["tasks.result.terminal-returns-final", "tasks.cancel.terminal-rejected"] },
     FaultInfo { fault: UnlimitedTtlVanishes, name: "unlimited-ttl-vanishes", rules: &["tasks.ttl.no-early-expiry"], description: "reports every ttl as null (unlimited), yet deletes a task 100 ms after it ends (deletions mid-walk shift its offset cursors: tasks may go unlisted)", may_also: &["tasks.list.contains-retrievable"], follows: &[] },
-    FaultInfo { fault: MalformedIdInternalError, name: "malformed-id-internal-error", rules: &["tasks.errors.malformed-task-param"], description: "a `taskId` that is not a string gets -32603 (as the TypeScript SDK's schema validation answers)", may_also: &[], follows: &[] },
+    FaultInfo { fault: AnswersCallTwice, name: "answers-call-twice", rules: &["wire.one-response"], description: "(stdio) answers every tools/call twice, the same response sent again", may_also: &[], follows: &[] },
+    FaultInfo { fault: MalformedIdInternalError, name: "malformed-id-internal-error", rules: &["tasks.errors.unknown-task-id"], description: "a `taskId` that is not a string gets -32603 (as the TypeScript SDK's schema validation answers)", may_also: &[], follows: &[] },
     FaultInfo { fault: StdoutLogLine, name: "stdout-log-line", rules: &["transport.stdio.stdout-only-mcp"], description: "(stdio) writes a log line on stdout with its fourth message", may_also: &[], follows: &[] },
     FaultInfo { fault: CrashAfterCancel, name: "crash-after-cancel", rules: &["wire.survives", "tasks.cancel.stop-execution"], description: "(stdio) exits when the work of a cancelled task ends (as the Python SDK 1.30.0 server does)", may_also: &[], follows: &[] },
     FaultInfo { fault: TimestampsWithoutOffset, name: "timestamps-without-offset", rules: &["tasks.ttl.timestamps-rfc3339"], description: "timestamps are ISO 8601 local times without an offset (`2025-11-25T10:30:00.123`)", may_also: &[], follows: &[] },

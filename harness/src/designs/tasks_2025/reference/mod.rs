@@ -111,6 +111,7 @@ impl Reference {
 
     async fn handle(self: Arc<Self>, id: Value, method: String, params: Value) {
         let client = self.kind == ReceiverKind::Client;
+        let twice = method == "tools/call" && self.faults.has(Fault::AnswersCallTwice);
         let reply = match method.as_str() {
             "initialize" if !client => Ok(self.initialize()),
             "ping" => Ok(json!({})),
@@ -148,7 +149,7 @@ impl Reference {
             other => Err((code::METHOD_NOT_FOUND, format!("Method not found: {other}"))),
         };
         let extra = self.faults.is(Variant::ExtraMeta);
-        self.send(match reply {
+        let answer = match reply {
             Ok(mut result) => {
                 if let (true, Some(o)) = (extra, result.as_object_mut()) {
                     let meta = o.entry("_meta").or_insert(json!({}));
@@ -167,7 +168,11 @@ impl Reference {
                 }
                 error
             }
-        });
+        };
+        if twice {
+            self.send(answer.clone());
+        }
+        self.send(answer);
     }
 
     fn initialize(&self) -> Value {
