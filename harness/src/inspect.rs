@@ -33,7 +33,12 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
     if Profile::ALL.iter().any(|p| p.limits_rule() == Some(rule)) {
         out.push("load".into());
     }
-    if [crate::runner::SURVIVES_RULE, crate::runner::STDOUT_RULE].contains(&rule) {
+    let every_scenario = [
+        crate::runner::SURVIVES_RULE,
+        crate::runner::STDOUT_RULE,
+        crate::runner::ONE_RESPONSE_RULE,
+    ];
+    if every_scenario.contains(&rule) {
         out.push("every scenario".into());
     }
     out.extend(

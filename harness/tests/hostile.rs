@@ -187,7 +187,8 @@ const HOSTILE_CAUSES: [(&str, (&str, i32)); 13] = [
     ("not-jsonrpc", ("FAIL        transport.stdio.stdout-only-mcp  the receiver sent invalid output (trace #4): not a JSON-RPC 2.0 message", 1)),
     (
         "wrong-ids",
-        ("the receiver sent a response to id 1000, which taskcheck never used", 3),
+        // before initialize has completed, as every broken start: a harness error
+        ("initialize failed: connection lost: the receiver sent a response to id 1000, which taskcheck never used", 3),
     ),
     (
         "silent-after-init",
@@ -203,10 +204,10 @@ const HOSTILE_CAUSES: [(&str, (&str, i32)); 13] = [
     ),
     ("exit-before-init", ("initialize failed: connection lost", 3)),
     ("close-stdout", ("FAIL        wire.survives  the receiver stopped answering", 1)),
-    ("duplicate-ids", ("the receiver answered request 0 twice", 3)),
+    ("duplicate-ids", ("initialize failed: connection lost: the receiver answered request 0 twice", 3)),
     (
         "answers-notifications",
-        ("the receiver sent a response to id \"notifications/initialized\", which taskcheck never used", 3),
+        ("FAIL        wire.one-response  the receiver sent a response to id \"notifications/initialized\", which taskcheck never used", 1),
     ),
     // 100,000 messages queue the answers behind them: the request and the ping after it
     // time out, so the receiver no longer answers within the run's timeouts

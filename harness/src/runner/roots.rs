@@ -10,8 +10,8 @@
 //!   it does not exist (the monitors' `vanished`).
 //!
 //! A consequence needs its root to be a failure of this scenario; without one it stays a failure.
-//! A failure at MUST is never the consequence of a root that only warns (a SHOULD): it is a
-//! failure of its own.
+//! A failure at MUST that a monitor saw is never the consequence (by its `follows`) of a root
+//! that only warns (a SHOULD): it is a failure of its own.
 //! A failure judged on an answer about a task whose ttl had elapsed is no failure at all: the
 //! receiver may have discarded the task (the monitors' `expired`), so it is untestable.
 
@@ -95,12 +95,18 @@ pub fn attribute(
             continue;
         }
         let follows = facts.because.get(i).copied().flatten();
+        // a consequence never hides a MUST behind a SHOULD: what a monitor saw break at MUST
+        // under a root that only warns is a failure of its own (a step's `given` is another
+        // matter: the step's judgement could not be made, so nothing is hidden)
+        let hides_must =
+            |r: usize| c.verdict == Verdict::Fail && checks[r].verdict == Verdict::Warn;
         let root = if let Some((first, rule)) = vanished {
             root_failure(&checks, &roots, i, rule)
-                .map(|r| (rule.to_string(), step_of.label(*first), r))
+                .map(|_| (rule.to_string(), step_of.label(*first)))
         } else if let Some(rule) = follows {
             root_failure(&checks, &roots, i, rule)
-                .map(|r| (rule.to_string(), checks[r].step.clone(), r))
+                .filter(|r| !hides_must(*r))
+                .map(|r| (rule.to_string(), checks[r].step.clone()))
         } else {
             let wanted = c.step.as_ref().and_then(|s| given.get(s));
             // a monitor judging the very message the step judged: one defect seen twice
@@ -116,15 +122,10 @@ pub fn attribute(
                             .then(|| same_message_failure(&checks, &roots, i, rule))
                             .flatten()
                     })
-                    .map(|r| (rule.clone(), checks[r].step.clone(), r))
+                    .map(|r| (rule.clone(), checks[r].step.clone()))
             })
         };
-        // a consequence never hides a MUST behind a SHOULD: a failure at MUST under a root
-        // that only warns is a failure of its own
-        let hides_must =
-            |r: usize| c.verdict == Verdict::Fail && checks[r].verdict == Verdict::Warn;
-        let root = root.filter(|(_, _, r)| !hides_must(*r));
-        roots[i] = root.map(|(rule, step, _)| Root {
+        roots[i] = root.map(|(rule, step)| Root {
             rule,
             scenario: id.to_string(),
             step,
@@ -292,6 +293,30 @@ mod tests {
             Check::with(must, Verdict::Fail, "progress after cancelled"),
         ];
         let out = attributed(checks, &[None, Some("tasks.lifecycle.terminal-final")]);
+        let followed = out.iter().find(|c| c.rule == must).unwrap();
+        assert!(followed.root.is_some(), "{out:?}");
+    }
+
+    #[test]
+    fn a_step_whose_premise_only_warned_stays_its_consequence() {
+        // the step could not judge what it was for: no MUST was seen broken
+        let should = "ext-tasks.update.input-accepted";
+        let must = "ext-tasks.get.completed-result";
+        let at_step = |rule: &str, verdict| Check {
+            step: Some("9".into()),
+            ..Check::with(rule, verdict, "")
+        };
+        let checks = vec![at_step(should, Verdict::Warn), at_step(must, Verdict::Fail)];
+        let given = HashMap::from([("9".to_string(), vec![should.to_string()])]);
+        let none = BTreeMap::new();
+        let facts = Facts {
+            because: &[],
+            vanished: &BTreeMap::new(),
+            expired: &BTreeMap::new(),
+            sent_by: &none,
+            trace: &[],
+        };
+        let out = attribute("s", &given, &HashMap::new(), checks, &facts);
         let followed = out.iter().find(|c| c.rule == must).unwrap();
         assert!(followed.root.is_some(), "{out:?}");
     }

@@ -15,7 +15,7 @@ impl Reference {
         match params.get("taskId") {
             Some(Value::String(s)) => Ok(s.clone()),
             Some(Value::Number(n)) if self.faults.has(Fault::NumericTaskId) => Ok(n.to_string()),
-            _ if self.faults.has(Fault::MalformedIdInternalError) => Err((
+            Some(_) if self.faults.has(Fault::MalformedIdInternalError) => Err((
                 code::INTERNAL_ERROR,
                 "Invalid input: expected string at taskId".into(),
             )),
