@@ -53,11 +53,17 @@ impl<'a> Exec<'a> {
                     }
                     return Ok(None);
                 }
-                match (&step.rule, inbox == Inbox::Notifications && self.mapped) {
+                // no notification is one a receiver must send (progress and task status are
+                // a MAY): one that never comes leaves the rule untestable
+                let excuse = match self.mapped {
+                    true => "the tool mapped to this fixture role need not send it (only the fixture contract promises it)",
+                    false => "a receiver may send none (the fixture contract promises it, the spec does not)",
+                };
+                match (&step.rule, inbox == Inbox::Notifications) {
                     (Some(rule), true) => state.record(Check::with(
                         rule,
                         Verdict::Untestable,
-                        format!("{why}; the tool mapped to this fixture role need not send it (only the fixture contract promises it)"),
+                        format!("{why}; {excuse}"),
                     )),
                     _ => state.judge(&step.rule, false, why, Vec::new())?,
                 }

@@ -55,10 +55,14 @@ pub async fn run(
                 .and_then(Value::as_u64)
                 .unwrap_or(3)
                 .clamp(1, 1000);
-            let dropped = ctx.task_id.is_some() && server.faults.has(Fault::ProgressTokenDropped);
+            let changed = ctx.task_id.is_some() && server.faults.has(Fault::ProgressTokenChanged);
             for i in 1..=steps {
                 tokio::time::sleep(Duration::from_millis(ms / steps)).await;
-                if let Some(token) = ctx.progress_token.as_ref().filter(|_| !dropped) {
+                if let Some(token) = ctx.progress_token.as_ref() {
+                    let token = match changed {
+                        true => json!(format!("{}-task", wire::id_text(token))),
+                        false => token.clone(),
+                    };
                     let mut params = json!({"progressToken": token, "progress": i, "total": steps});
                     if let Some(id) = &ctx.task_id {
                         if !server.faults.has(Fault::ProgressWithoutRelatedTask) {
