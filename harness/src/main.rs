@@ -24,7 +24,7 @@ enum Command {
     /// taskcheck.yaml when present).
     Run(Box<cli::run::RunArgs>),
     /// Look at a server: list its tools, propose which play the fixture roles, and write
-    /// taskcheck.yaml and a GitHub Actions workflow that runs `taskcheck run`.
+    /// taskcheck.yaml (and, with --action, a GitHub Actions workflow that runs taskcheck).
     Init(Box<cli::init::InitArgs>),
     /// Test an MCP client as a task receiver: taskcheck plays its server, starts the client
     /// for every scenario and judges its answers to sampling and elicitation tasks.

@@ -249,9 +249,20 @@ pub fn render(receiver: &Receiver, profile: Profile, roles: &[(&str, &Mapping)])
     out
 }
 
-/// A GitHub Actions workflow that installs taskcheck from PyPI and runs `taskcheck run` on
-/// every push and pull request, the Markdown summary on the job's page and the reports kept.
-pub fn workflow(receiver: &Receiver) -> String {
+/// The action of the repository this build was released from (`OWNER/REPO@vVERSION`), when
+/// its manifest names one on GitHub.
+pub fn released_action() -> Option<String> {
+    let repository = option_env!("CARGO_PKG_REPOSITORY")?;
+    let slug = repository
+        .strip_prefix("https://github.com/")?
+        .trim_end_matches('/');
+    Some(format!("{slug}@v{}", env!("CARGO_PKG_VERSION")))
+}
+
+/// A GitHub Actions workflow that runs taskcheck's action (`action`, `OWNER/REPO@REF`) with
+/// this folder's taskcheck.yaml on every push and pull request: the Markdown report on the
+/// job's page, the others kept as an artifact.
+pub fn workflow(receiver: &Receiver, action: &str) -> String {
     let start = match receiver.key {
         "url" => "      # start your server here, in the background, listening where taskcheck.yaml's url says\n",
         _ => "",
@@ -266,19 +277,18 @@ pub fn workflow(receiver: &Receiver) -> String {
          \x20   runs-on: ubuntu-latest\n\
          \x20   steps:\n\
          \x20     - uses: actions/checkout@v4\n\
-         \x20     - uses: actions/setup-python@v5\n\
-         \x20       with:\n\
-         \x20         python-version: \"3.12\"\n\
          \x20     # install what your server needs to start here\n\
-         \x20     - run: pip install mcp-taskcheck=={version}\n\
          {start}\
-         \x20     - run: taskcheck run --report-md \"$GITHUB_STEP_SUMMARY\"\n\
+         \x20     - uses: {action}\n\
+         \x20       with:\n\
+         \x20         config: taskcheck.yaml\n\
          \x20     - uses: actions/upload-artifact@v4\n\
          \x20       if: always()\n\
          \x20       with:\n\
          \x20         name: taskcheck-reports\n\
-         \x20         path: taskcheck-*\n",
-        version = env!("CARGO_PKG_VERSION"),
+         \x20         path: |\n\
+         \x20           taskcheck-reports\n\
+         \x20           taskcheck-*\n",
     )
 }
 
@@ -361,14 +371,11 @@ mod tests {
             .unwrap()
         );
         assert_eq!(p.reports.junit, Some(PathBuf::from("taskcheck-junit.xml")));
-        let doc: serde_json::Value = serde_saphyr::from_str(&workflow(&receiver)).unwrap();
+        let text = workflow(&receiver, "someone/taskcheck@v1");
+        let doc: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
         let steps = &doc["jobs"]["taskcheck"]["steps"];
-        let pip = format!("pip install mcp-taskcheck=={}", env!("CARGO_PKG_VERSION"));
-        assert_eq!(steps[2]["run"], pip.as_str());
-        assert_eq!(
-            steps[3]["run"],
-            "taskcheck run --report-md \"$GITHUB_STEP_SUMMARY\""
-        );
+        assert_eq!(steps[1]["uses"], "someone/taskcheck@v1");
+        assert_eq!(steps[1]["with"]["config"], "taskcheck.yaml");
     }
 
     #[test]

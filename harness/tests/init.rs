@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{temp_path, BIN};
+use common::{one_line, temp_path, BIN};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -65,7 +65,12 @@ fn init_writes_settings_that_run_reads_and_a_workflow() {
     assert!(text(&out).contains("nothing written"), "{}", text(&out));
     assert!(!dir.join("taskcheck.yaml").exists());
     // told yes
-    let out = taskcheck_in(&dir, &["init", "--stdio", &reference], "y\n");
+    let action = "someone/taskcheck@v0.1.0";
+    let out = taskcheck_in(
+        &dir,
+        &["init", "--stdio", &reference, "--action", action],
+        "y\n",
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let said = text(&out);
     assert!(
@@ -80,10 +85,10 @@ fn init_writes_settings_that_run_reads_and_a_workflow() {
     );
     let workflow = std::fs::read_to_string(dir.join(".github/workflows/taskcheck.yml")).unwrap();
     let workflow: Value = serde_saphyr::from_str(&workflow).unwrap();
-    assert_eq!(
-        workflow["jobs"]["taskcheck"]["steps"][3]["run"],
-        "taskcheck run --report-md \"$GITHUB_STEP_SUMMARY\""
-    );
+    // the workflow runs the action (action.yml, tested in tests/action.rs) on taskcheck.yaml
+    let step = &workflow["jobs"]["taskcheck"]["steps"][1];
+    assert_eq!(step["uses"], action);
+    assert_eq!(step["with"]["config"], "taskcheck.yaml");
     // written files are not overwritten without --force
     let out = taskcheck_in(&dir, &["init", "--stdio", &reference, "--yes"], "");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -120,6 +125,12 @@ fn init_maps_renamed_tools_to_their_roles_and_the_mapped_run_judges_every_rule()
     let out = taskcheck_in(&dir, &["init", "--stdio", &renamed(), "--yes"], "");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let said = text(&out);
+    // this build knows no repository holding its action: no workflow that could not run
+    assert!(!dir.join(".github/workflows/taskcheck.yml").exists());
+    assert!(
+        one_line(&said).contains("no CI workflow written: this build of taskcheck does not know"),
+        "{said}"
+    );
     for (role, tool) in [
         ("sync_echo", "say"),
         ("forbidden_echo", "shout"),
@@ -227,7 +238,7 @@ fn a_server_with_only_a_required_fixed_duration_tool_is_judged_on_what_its_tools
     let doc = report(&dir);
     assert_eq!(doc["totals"]["failed"], 0, "{}", doc["totals"]);
     assert_eq!(doc["totals"]["warnings"], 0, "{}", doc["totals"]);
-    assert_eq!(doc["judged"]["rules"], 40, "{}", doc["judged"]);
+    assert_eq!(doc["judged"]["rules"], 41, "{}", doc["judged"]);
     let untestable: Vec<&str> = doc["rules"]
         .as_array()
         .unwrap()

@@ -1,5 +1,6 @@
 //! `taskcheck init`: looks at a server, proposes which of its tools play the fixture roles, and
-//! writes `taskcheck.yaml` and a CI workflow, so that `taskcheck run` alone tests it.
+//! writes `taskcheck.yaml` (and a CI workflow that runs taskcheck's action, when its repository is
+//! known), so that `taskcheck run` alone tests it.
 
 use super::args::{LibraryArgs, SelectArgs, TargetArgs};
 use super::target::profile_for;
@@ -42,6 +43,11 @@ pub struct InitArgs {
     /// `destructiveHint`, or its name says it deletes); repeat for more tools.
     #[arg(long, value_name = "NAME")]
     pub allow_tool: Vec<String>,
+    /// The GitHub repository and ref holding taskcheck's action.yml (`OWNER/REPO@REF`), for
+    /// the workflow's `uses:` line (default: where this build was released from, when known;
+    /// without one, no workflow is written).
+    #[arg(long, value_name = "OWNER/REPO@REF")]
+    pub action: Option<String>,
 }
 
 /// Lists the server's tools, proposes the fixture mapping and writes the files when agreed.
@@ -62,10 +68,10 @@ pub async fn run(args: InitArgs) -> i32 {
         },
         _ => usage_error("give the server with --stdio COMMAND, --url URL or --url-from COMMAND"),
     };
-    let files = [
-        args.dir.join(project::FILE_NAME),
-        args.dir.join(project::WORKFLOW),
-    ];
+    // a workflow only where its `uses:` line can be true
+    let action = args.action.clone().or_else(project::released_action);
+    let mut files = vec![args.dir.join(project::FILE_NAME)];
+    files.extend(action.iter().map(|_| args.dir.join(project::WORKFLOW)));
     if let Some(there) = files.iter().find(|f| f.exists() && !args.force) {
         usage_error(format!("{} exists: --force overwrites it", there.display()));
     }
@@ -157,10 +163,8 @@ pub async fn run(args: InitArgs) -> i32 {
         value: &kept,
         ..receiver
     };
-    let texts = [
-        project::render(&receiver, profile, &roles),
-        project::workflow(&receiver),
-    ];
+    let mut texts = vec![project::render(&receiver, profile, &roles)];
+    texts.extend(action.iter().map(|a| project::workflow(&receiver, a)));
     if !args.yes && !agreed(&files) {
         println!("nothing written");
         return exit::CONFORMANT;
@@ -171,6 +175,13 @@ pub async fn run(args: InitArgs) -> i32 {
             return exit::HARNESS;
         }
         println!("wrote {}", file.display());
+    }
+    if action.is_none() {
+        println!(
+            "no CI workflow written: this build of taskcheck does not know where its GitHub \
+             Action is published; `--action OWNER/REPO@REF` (a repository holding taskcheck's \
+             action.yml) writes one"
+        );
     }
     println!(
         "next: `taskcheck run` in {} tests the server with these settings",
