@@ -116,7 +116,7 @@ pub fn attribute(
                 // a given rule explains a failure only if it failed before it, or, for the
                 // step's own rule, on the same message (a monitor, judging what it judged)
                 let monitor_seen = judged_here(&c.rule) && !judged_here(rule);
-                root_failure(&checks[..i], &roots, i, rule)
+                earlier_failure(&checks, &roots, i, rule)
                     .or_else(|| {
                         monitor_seen
                             .then(|| same_message_failure(&checks, &roots, i, rule))
@@ -149,6 +149,25 @@ fn root_failure(checks: &[Check], roots: &[Option<Root>], me: usize, rule: &str)
         .iter()
         .enumerate()
         .position(|(j, c)| j != me && c.rule == rule && c.broke() && roots[j].is_none())
+}
+
+/// The index of a failure of `rule`, no consequence itself, listed before check `me` or seen
+/// earlier on the wire (a monitor's, listed after the steps, from a message before `me`'s).
+fn earlier_failure(
+    checks: &[Check],
+    roots: &[Option<Root>],
+    me: usize,
+    rule: &str,
+) -> Option<usize> {
+    let first = |c: &Check| c.evidence.iter().min().copied();
+    let mine = first(&checks[me]);
+    checks.iter().enumerate().position(|(j, c)| {
+        j != me
+            && c.rule == rule
+            && c.broke()
+            && roots[j].is_none()
+            && (j < me || matches!((first(c), mine), (Some(a), Some(b)) if a < b))
+    })
 }
 
 /// The index of a failure of `rule`, no consequence itself, whose evidence shares a message

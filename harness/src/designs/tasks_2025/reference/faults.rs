@@ -59,6 +59,7 @@ pub enum Fault {
     ProgressTokenChanged,
     EarlyExpiry,
     UnlimitedTtlVanishes,
+    TtlUncapped,
     SequentialTaskId,
     PollIntervalString,
     EmptyErrorMessages,
@@ -210,7 +211,8 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: CancelledTaskFails, name: "cancelled-task-fails", rules: &["tasks.cancel.stays-cancelled", "tasks.cancel.stop-execution"], description: "a cancelled task's work goes on and marks it `failed` without a statusMessage (as rmcp 2.2.0 reports an aborted task)", may_also: &["tasks.progress.stops-when-terminal"], follows: &["tasks.lifecycle.terminal-final", "tasks.failed.status-message"] },
     FaultInfo { fault: ListOnlyUnfinished, name: "list-only-unfinished", rules: &["tasks.list.contains-retrievable", "tasks.errors.bad-cursor"], description: "tasks/list lists only unfinished tasks, on one page without `nextCursor`, whatever the cursor (as rmcp 2.2.0)", may_also: &[], follows: &["tasks.list.next-cursor"] },
     FaultInfo { fault: ResultDeletesTask, name: "result-deletes-task", rules: &["tasks.ttl.no-early-expiry"], description: "a task is deleted once tasks/result has answered, and later requests for it get -32002 (as rmcp 2.2.0 takes the result)", may_also: &[], follows: &["tasks.result.terminal-returns-final", "tasks.cancel.terminal-rejected"] },
-    FaultInfo { fault: UnlimitedTtlVanishes, name: "unlimited-ttl-vanishes", rules: &["tasks.ttl.no-early-expiry"], description: "reports every ttl as null (unlimited), yet deletes a task 100 ms after it ends (deletions mid-walk shift its offset cursors: tasks may go unlisted)", may_also: &["tasks.list.contains-retrievable"], follows: &[] },
+    FaultInfo { fault: UnlimitedTtlVanishes, name: "unlimited-ttl-vanishes", rules: &["tasks.ttl.no-early-expiry", "tasks.resources.max-ttl"], description: "reports every ttl as null (unlimited: no maximum), yet deletes a task 100 ms after it ends (deletions mid-walk shift its offset cursors: tasks may go unlisted)", may_also: &["tasks.list.contains-retrievable"], follows: &[] },
+    FaultInfo { fault: TtlUncapped, name: "ttl-uncapped", rules: &["tasks.resources.max-ttl"], description: "grants every ttl as asked, ten years included (no maximum)", may_also: &[], follows: &[] },
     FaultInfo { fault: AnswersCallTwice, name: "answers-call-twice", rules: &["wire.one-response"], description: "(stdio) answers every tools/call twice, the same response sent again", may_also: &[], follows: &[] },
     FaultInfo { fault: MalformedIdInternalError, name: "malformed-id-internal-error", rules: &["tasks.errors.unknown-task-id"], description: "a `taskId` that is not a string gets -32603 (as the TypeScript SDK's schema validation answers)", may_also: &[], follows: &[] },
     FaultInfo { fault: StdoutLogLine, name: "stdout-log-line", rules: &["transport.stdio.stdout-only-mcp"], description: "(stdio) writes a log line on stdout with its fourth message", may_also: &[], follows: &[] },
@@ -242,9 +244,9 @@ const SERVER_ONLY: [Fault; 11] = [
 ];
 
 /// Rules no client-receiver scenario can exercise: they concern tools, `input_required`,
-/// progress or a hundred tasks, which a client receiver has no part in. A reference-client
-/// fault is held to its rules but these.
-const SERVER_ONLY_RULES: [&str; 11] = [
+/// progress or a hundred tasks, which a client receiver has no part in, or a ten-year ttl,
+/// which no client scenario asks for. A reference-client fault is held to its rules but these.
+const SERVER_ONLY_RULES: [&str; 12] = [
     "tasks.tool.forbidden-rejected",
     "tasks.tool.required-without-task-rejected",
     "tasks.input.move-to-input-required",
@@ -256,6 +258,7 @@ const SERVER_ONLY_RULES: [&str; 11] = [
     "tasks.progress.stops-when-terminal",
     "tasks.cancel.stop-execution",
     "tasks.list.paginate",
+    "tasks.resources.max-ttl",
 ];
 
 /// Reference-client faults whose rules differ from the receiver's otherwise (the client

@@ -317,9 +317,10 @@ impl Reference {
             } else {
                 1
             },
-            max_ttl_ms: match faults.is(Variant::LowTtlCap) {
-                true => 4000,
-                false => defaults.max_ttl_ms,
+            max_ttl_ms: match (faults.is(Variant::LowTtlCap), faults.has(Fault::TtlUncapped)) {
+                (true, _) => 4000,
+                (_, true) => u64::MAX,
+                _ => defaults.max_ttl_ms,
             },
             unlimited: if faults.has(Fault::UnlimitedTtlVanishes) {
                 Unlimited::Always
