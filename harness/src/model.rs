@@ -311,6 +311,23 @@ impl Model {
             (history.terminal, obs.asked, status)
         {
             if seq < asked {
+                // a cancelled task reported otherwise breaks stays-cancelled first: seen here
+                // in any scenario, it is that one defect (a step judging the same rule in its
+                // scenario holds the root, and this sighting follows it)
+                if terminal == TaskStatus::Cancelled && now != terminal {
+                    out.push(Finding {
+                        follows: Some(STAYS_CANCELLED),
+                        ..Finding::new(
+                            STAYS_CANCELLED,
+                            false,
+                            format!(
+                                "task {id:?} was cancelled and is now reported {}",
+                                now.as_str()
+                            ),
+                            vec![seq, obs.received],
+                        )
+                    });
+                }
                 out.push(Finding {
                     follows: (terminal == TaskStatus::Cancelled).then_some(STAYS_CANCELLED),
                     ..Finding::new(
@@ -529,6 +546,7 @@ mod tests {
             follows,
             vec![
                 ("tasks.failed.status-message", Some(STAYS_CANCELLED)),
+                (STAYS_CANCELLED, Some(STAYS_CANCELLED)),
                 ("tasks.lifecycle.terminal-final", Some(STAYS_CANCELLED))
             ]
         );

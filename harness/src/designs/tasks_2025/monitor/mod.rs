@@ -32,7 +32,7 @@ pub fn task_capability(method: &str) -> Option<&'static str> {
 }
 
 /// Every rule a monitor judges.
-pub const MONITOR_RULES: [&str; 26] = [
+pub const MONITOR_RULES: [&str; 27] = [
     "tasks.capability.requestor-augments-declared-only",
     "tasks.progress.stops-when-terminal",
     "tasks.cancel.stop-execution",
@@ -42,6 +42,7 @@ pub const MONITOR_RULES: [&str; 26] = [
     "tasks.id.string",
     "tasks.id.unique",
     "tasks.lifecycle.terminal-final",
+    "tasks.cancel.stays-cancelled",
     "tasks.ttl.created-at",
     "tasks.ttl.last-updated-at",
     "tasks.ttl.created-at-constant",
