@@ -1,8 +1,9 @@
 """reports/index.html: the receiver x rule matrix of every committed SDK run, as one
 self-contained page (no network, no external file): a column per run, a row per rule, each
 cell the rule's worst verdict in that run and a link to the evidence (the scenario of that
-verdict in the run's report.html). Filters by SDK, transport, level and verdict change which
-columns and rows are shown. `matrix.py --update` writes it; `matrix.py` checks it is current.
+verdict in the run's report.html). The page opens on one design of Tasks (2025-11-25; a selector
+switches to the extension), so its runs and rules come first; filters by SDK, transport, level
+and verdict change which columns and rows are shown. `matrix.py --update` writes it; `matrix.py` checks it is current.
 
 A page opened with `#selftest` runs its own filters once and writes what they showed into
 `<pre id="selftest">`: the headless-browser test reads that back.
@@ -23,10 +24,10 @@ td a{color:inherit;text-decoration:none}.pass{background:#e6f4ea}.fail,.error{ba
 
 SCRIPT = """function pick(id){return document.getElementById(id).value;}
 function filter(){
-  var sdk=pick('sdk'),transport=pick('transport'),level=pick('level'),verdict=pick('verdict');
+  var design=pick('design'),sdk=pick('sdk'),transport=pick('transport'),level=pick('level'),verdict=pick('verdict');
   var shown=[];
   document.querySelectorAll('[data-run]').forEach(function(c){
-    var ok=(!sdk||c.dataset.sdk===sdk)&&(!transport||c.dataset.transport===transport);
+    var ok=c.dataset.design===design&&(!sdk||c.dataset.sdk===sdk)&&(!transport||c.dataset.transport===transport);
     c.style.display=ok?'':'none';
     if(ok&&c.tagName==='TH')shown.push(c.dataset.run);
   });
@@ -50,6 +51,8 @@ function selftest(){
   var first=document.getElementById('sdk').options[1].value;
   set('sdk',first);out.push('sdk '+filter().join(' '));set('sdk','');
   set('transport','http');out.push('http '+filter().join(' '));set('transport','');
+  var first=document.getElementById('design').value;
+  set('design','ext-tasks');out.push('ext '+filter().join(' '));set('design',first);
   filter();
   document.getElementById('selftest').textContent=out.join('\\n');
 }
@@ -67,7 +70,7 @@ def sdk_of(run):
 
 
 def runs(root):
-    """Each run folder's name, transport, and per rule: (verdict, level, link, scenario)."""
+    """Each run folder's name, transport, design, and per rule: (verdict, level, link, scenario)."""
     out = []
     for path in sorted(pathlib.Path(root).glob("*/report.json")):
         doc = json.loads(path.read_text())
@@ -79,7 +82,7 @@ def runs(root):
                     cells[check["rule"]] = (check["verdict"], check.get("level", ""), check.get("link", ""), scenario["id"])
         for rule in doc["rules"]:
             cells.setdefault(rule["id"], (rule["verdict"], rule.get("level", ""), rule.get("link", ""), None))
-        out.append((path.parent.name, doc["transport"], cells))
+        out.append((path.parent.name, (doc["transport"], doc["profile"]), cells))
     return out
 
 
@@ -95,26 +98,31 @@ def page(root):
     level = {rule: cells[rule][1] for _, _, cells in found for rule in cells}
     link = {rule: cells[rule][2] for _, _, cells in found for rule in cells}
     verdicts = sorted({cell[0] for _, _, cells in found for cell in cells.values()}, key=rank)
-    attrs = lambda run, transport: f'data-run="{run}" data-sdk="{sdk_of(run)}" data-transport="{transport}"'
-    head = "".join(f'<th class="run" {attrs(run, transport)}>{html.escape(run)}</th>' for run, transport, _ in found)
+    attrs = lambda run, how: (
+        f'data-run="{run}" data-sdk="{sdk_of(run)}" data-transport="{how[0]}" data-design="{how[1]}"'
+    )
+    head = "".join(f'<th class="run" {attrs(run, how)}>{html.escape(run)}</th>' for run, how, _ in found)
     body = []
     for rule in rules:
         cells = []
-        for run, transport, found_cells in found:
+        for run, how, found_cells in found:
             cell = found_cells.get(rule)
             if cell is None:
-                cells.append(f'<td {attrs(run, transport)} data-verdict=""></td>')
+                cells.append(f'<td {attrs(run, how)} data-verdict=""></td>')
                 continue
             verdict, _, _, scenario = cell
             target = f"{run}/report.html" + (f"#s-{scenario}" if scenario else "")
             title = f"{rule} in {run}" + (f": scenario {scenario}" if scenario else "")
-            cells.append(f'<td class="{verdict}" {attrs(run, transport)} data-verdict="{verdict}">'
+            cells.append(f'<td class="{verdict}" {attrs(run, how)} data-verdict="{verdict}">'
                          f'<a href="{html.escape(target)}" title="{html.escape(title)}">{verdict}</a></td>')
         name = f'<a href="{html.escape(link[rule])}">{rule}</a>' if link[rule] else rule
         body.append(f'<tr data-level="{level[rule]}"><th>{name}</th><td>{level[rule]}</td>{"".join(cells)}</tr>')
+    designs = sorted({d for _, (_, d), _ in found})
+    choose = "".join(f'<option value="{html.escape(d)}">{html.escape(d)}</option>' for d in designs)
     filters = " ".join([
+        f'<label>design of Tasks <select id="design" onchange="filter()">{choose}</select></label>',
         options("sdk", "SDK", sorted({sdk_of(run) for run, _, _ in found})),
-        options("transport", "transport", sorted({t for _, t, _ in found})),
+        options("transport", "transport", sorted({t for _, (t, _), _ in found})),
         options("level", "level", sorted({v for v in level.values() if v})),
         options("verdict", "verdict", verdicts),
     ])

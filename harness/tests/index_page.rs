@@ -96,12 +96,21 @@ fn the_sdk_index_page_loads_cleanly_and_its_filters_change_what_is_shown() {
     );
     let shown = shown(&dom);
     let names: Vec<&str> = shown.iter().map(|(n, ..)| n.as_str()).collect();
-    assert_eq!(names, ["all", "fail", "should", "sdk", "http"], "{dom}");
+    assert_eq!(
+        names,
+        ["all", "fail", "should", "sdk", "http", "ext"],
+        "{dom}"
+    );
+    // it opens on the 2025-11-25 runs and their rules: no column of the other design's
     let (_, rules, runs) = shown[0];
     assert!(
         rules > 50 && runs > 5,
         "unfiltered: {rules} rules, {runs} runs"
     );
+    let ext = shown.iter().find(|(n, ..)| n == "ext").unwrap();
+    let every_run = dom.matches("<th class=\"run\"").count();
+    assert!(ext.1 > 0 && ext.2 > 0, "{shown:?}");
+    assert_eq!(runs + ext.2, every_run, "{shown:?}");
     let by = |name: &str| shown.iter().find(|(n, ..)| n == name).unwrap();
     assert!(by("fail").1 > 0 && by("fail").1 < rules, "{shown:?}");
     assert!(by("should").1 > 0 && by("should").1 < rules, "{shown:?}");
