@@ -283,6 +283,9 @@ for group in "${groups[@]}"; do
   cat "$cache/$group.log"
 done
 if ((update)); then
+  # the committed reports name paths as a reader of this repository has them: the checkout's
+  # relative to it, the SDK installs under $TASKCHECK_INTEROP_CACHE (in commands and in traces)
+  grep -rlF -e "$installs" -e "$PWD/" reports | xargs -r sed -i -e "s|$installs|\$TASKCHECK_INTEROP_CACHE|g" -e "s|$PWD/||g"
   python3 interop/matrix.py --update
 elif ! python3 interop/matrix.py; then
   echo "FAIL: interop/matrix.py: the matrix in reports/README.md is not the committed reports'"

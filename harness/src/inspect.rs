@@ -211,7 +211,7 @@ pub fn list(
     ));
     for r in profile.rules() {
         out.push_str(&format!(
-            "  {:<52} {:<10} {:<10} {}\n",
+            "  {:<52} {:<10} {}\n      {}\n",
             r.id,
             r.level.as_str(),
             format!("{:?}", r.status).to_lowercase(),

@@ -32,7 +32,7 @@ fn explain_names_level_section_checks_and_faults() {
         "tasks.result.terminal-returns-final",
     ]));
     assert_eq!(t.matches("result-once").count(), 1, "{t}");
-    assert!(t.contains("reference-client: the same"), "{t}");
+    assert!(one_line(&t).contains("reference-client: the same"), "{t}");
 }
 
 #[test]
@@ -247,7 +247,7 @@ fn fixture_roles_map_to_the_receivers_own_tools() {
     assert!(out.contains("PASS        create-prompt"), "{out}");
     assert!(
         out.contains("UNTESTABLE  tool-optional-both-ways")
-            && out.contains("makes a plain call of the fixture role \"optional_sleep\"")
+            && one_line(&out).contains("makes a plain call of the fixture role \"optional_sleep\"")
             && out.contains("declares taskSupport \"required\""),
         "{out}"
     );
@@ -366,11 +366,12 @@ fn a_clean_run_fits_on_one_screen_and_verbose_shows_every_check() {
         let scenarios = doc["scenarios"].as_array().unwrap().len();
         (out.lines().count(), scenarios, out)
     };
-    // a line per scenario (and why, for one that did not apply), then the counts and the exit line
+    // a line per scenario (and why, for one that did not apply), then the tools called (two
+    // lines at 100 columns), the counts and the exit line
     let (default, scenarios, out) = lines(&[], "screen-default");
     let why = out.lines().filter(|l| l.starts_with("    why: ")).count();
     assert!(why > 0, "a scenario that does not apply says why:\n{out}");
-    assert!(default <= scenarios + why + 6, "{default} lines:\n{out}");
+    assert!(default <= scenarios + why + 7, "{default} lines:\n{out}");
     assert!(out.contains("rules: ") && out.contains(" passed"), "{out}");
     let (quiet, _, out) = lines(&["-q"], "screen-quiet");
     assert!(quiet <= 4, "{out}");
@@ -379,4 +380,24 @@ fn a_clean_run_fits_on_one_screen_and_verbose_shows_every_check() {
     assert!(verbose > 4 * scenarios, "every check: {out}");
     let both = taskcheck(&["run", "--stdio", &reference(&[]), "-v", "-q"]);
     assert_eq!(both.status.code(), Some(2), "{}", text(&both));
+}
+
+#[test]
+fn list_and_explain_fit_100_columns_when_stdout_is_no_terminal() {
+    for args in [
+        &["list"][..],
+        &["list", "--profile", "ext-tasks"],
+        &["explain", "wire.invalid-request"],
+    ] {
+        let out = taskcheck(args);
+        let t = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{t}");
+        for line in t.lines() {
+            let one_word = !line.trim().contains(' ');
+            assert!(
+                line.chars().count() <= 100 || one_word,
+                "{args:?}: {line:?} is wider than 100 columns"
+            );
+        }
+    }
 }

@@ -36,7 +36,7 @@ fn the_reference_receiver_passes_every_check() {
     );
     assert_eq!(doc["profile"], "ext-tasks", "{out}");
     assert_eq!(doc["protocolVersion"], "2026-07-28", "{out}");
-    assert!(doc["totals"]["passed"].as_u64().unwrap() > 100, "{out}");
+    assert!(rules_with(&doc, &["pass"]).len() > 25, "{out}");
 }
 
 #[test]

@@ -75,7 +75,10 @@ fn assert_ends(
         start.elapsed()
     );
     assert_eq!(code, want, "{out}");
-    assert!(out.contains(cause), "cause {cause:?} not named:\n{out}");
+    assert!(
+        one_line(&out).contains(&one_line(cause)),
+        "cause {cause:?} not named:\n{out}"
+    );
     assert_eq!(doc["exitCode"], want, "the report was written");
     std::thread::sleep(Duration::from_millis(200));
     assert!(
@@ -114,7 +117,7 @@ fn exits_after_initialize_failing_wire_survives() {
         &[],
         "exits",
         (
-            "the receiver exited (exit status: 0); the last of its stderr: dying",
+            "the receiver exited (exit status: 0); the last of its stderr:\n          dying",
             1,
         ),
         "sleep 987653",
@@ -299,7 +302,7 @@ fn every_http_hostile_mode_ends_in_time_with_the_cause_named_and_the_report_writ
         if start.elapsed() > Duration::from_secs(20) {
             problems.push(format!("{mode}: took {:?}", start.elapsed()));
         }
-        if code != *want || !out.contains(cause) || doc["exitCode"] != *want {
+        if code != *want || !one_line(&out).contains(&one_line(cause)) || doc["exitCode"] != *want {
             problems.push(format!(
                 "{mode}: exit {code}, report exit {}, cause {cause:?}\n{out}",
                 doc["exitCode"]
@@ -308,4 +311,37 @@ fn every_http_hostile_mode_ends_in_time_with_the_cause_named_and_the_report_writ
         problems
     });
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn a_receivers_traceback_prints_a_line_at_a_time_within_the_width() {
+    // stdout is no terminal here, so the report fits 100 columns; a word longer (a link)
+    // stays whole
+    let frame = "File /srv/app/handlers/tasks.py, line 120, in store_result: RuntimeError: \
+                 cannot store a result for a task in a terminal status, as results are stored once";
+    let script = format!(
+        "sh -c 'read l; echo '\"'\"'{INIT_REPLY}'\"'\"'; read l; read l; \
+         for i in 1 2 3; do echo \"frame $i: {frame}\" >&2; done; exit 1'"
+    );
+    let (code, out, _) = run(
+        &script,
+        &["--timeout-ms", "500", "--scenario", "create-prompt"],
+        "traceback-width",
+    );
+    assert_eq!(code, 1, "{out}");
+    for line in out.lines() {
+        let one_word = !line.trim().contains(' ');
+        assert!(
+            line.chars().count() <= 100 || one_word,
+            "{line:?} is wider than 100 columns:\n{out}"
+        );
+    }
+    for i in 1..=3 {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("  ")
+                    && l.trim_start().starts_with(&format!("frame {i}: File"))),
+            "stderr line {i} is not on a line of its own, indented:\n{out}"
+        );
+    }
 }

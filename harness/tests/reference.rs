@@ -80,8 +80,9 @@ fn official_schema_catches_an_invalid_task_field() {
 }
 
 #[test]
-fn twenty_runs_give_identical_verdicts() {
+fn twenty_runs_give_identical_verdicts_and_counts() {
     // Timing-dependent checks keep wide margins (see the catalogue notes); any flake shows here.
+    // The counts too: a report whose totals moved between identical runs would read as flaky.
     // Four runs at a time at the default concurrency load the machine well past its cores;
     // one scenario at a time must judge the same.
     let alone = run(&reference(&[]), &["--jobs", "1"], "det-jobs-1");
@@ -93,7 +94,7 @@ fn twenty_runs_give_identical_verdicts() {
                         .map(|i| {
                             let (code, out, doc) =
                                 run(&reference(&[]), &[], &format!("det-{worker}-{i}"));
-                            (code, out, doc["rules"].clone())
+                            (code, out, (doc["rules"].clone(), doc["totals"].clone()))
                         })
                         .collect::<Vec<_>>()
                 })
@@ -108,13 +109,15 @@ fn twenty_runs_give_identical_verdicts() {
     let (_, _, first) = &runs[0];
     assert_eq!(alone.0, 0, "{}", alone.1);
     assert_eq!(
-        &alone.2["rules"], first,
+        (&alone.2["rules"], &alone.2["totals"]),
+        (&first.0, &first.1),
         "--jobs 1 judges otherwise:\n{}",
         alone.1
     );
-    for (code, out, rules) in &runs {
+    for (code, out, (rules, totals)) in &runs {
         assert_eq!(*code, 0, "{out}");
-        assert_eq!(rules, first, "verdicts differ between runs:\n{out}");
+        assert_eq!(rules, &first.0, "verdicts differ between runs:\n{out}");
+        assert_eq!(totals, &first.1, "counts differ between runs:\n{out}");
     }
 }
 

@@ -250,15 +250,15 @@ fn every_format_renders_the_same_run() {
     assert_eq!(outcome.code, 1);
     snapshot(
         "terminal",
-        &report.terminal(&outcome, false, Detail::Verbose),
+        &report.terminal(&outcome, false, Detail::Verbose, 100),
     );
     snapshot(
         "terminal-default",
-        &report.terminal(&outcome, false, Detail::Normal),
+        &report.terminal(&outcome, false, Detail::Normal, 100),
     );
     snapshot(
         "terminal-quiet",
-        &report.terminal(&outcome, false, Detail::Quiet),
+        &report.terminal(&outcome, false, Detail::Quiet, 100),
     );
     snapshot(
         "report.json",
@@ -280,7 +280,7 @@ fn every_format_renders_a_run_of_the_extension() {
     assert_eq!(outcome.code, 1);
     snapshot(
         "ext-terminal",
-        &report.terminal(&outcome, false, Detail::Verbose),
+        &report.terminal(&outcome, false, Detail::Verbose, 100),
     );
     let json = report.json(&outcome);
     assert!(jsonschema::is_valid(
@@ -551,11 +551,11 @@ fn a_receiver_without_tasks_is_told_so_plainly() {
     };
     report.scenarios[0].server = Some(server(json!({"tasks": {"requests": {}}})));
     assert!(!report
-        .terminal(&outcome, false, Detail::Normal)
+        .terminal(&outcome, false, Detail::Normal, 100)
         .contains("declares no `tasks`"));
     report.scenarios[0].server = Some(server(json!({"tools": {}})));
     for text in [
-        report.terminal(&outcome, false, Detail::Verbose),
+        report.terminal(&outcome, false, Detail::Verbose, 100),
         report.markdown(&outcome),
     ] {
         assert!(
@@ -594,7 +594,7 @@ fn folded_sessions_count_in_every_format_and_the_baseline() {
             .outcome(FailOn::Must, None, Default::default())
             .meaning
     );
-    let terminal = report.terminal(&outcome, false, Detail::Normal);
+    let terminal = report.terminal(&outcome, false, Detail::Normal, 200);
     assert!(
         terminal.contains(&format!(
             "1 more session(s) folded: {} checks counted",

@@ -3,6 +3,7 @@
 use super::args::{LibraryArgs, SelectArgs};
 use super::{library, selected, usage_error};
 use mcp_taskcheck::designs::Profile;
+use mcp_taskcheck::report::width;
 use mcp_taskcheck::scenario::Scenario;
 use mcp_taskcheck::{exit, inspect, spec};
 
@@ -37,10 +38,8 @@ pub fn list(args: ListArgs) -> i32 {
             .filter(|s| select.only.is_empty() || select.only.contains(&s.id))
             .filter(|s| select.rules.is_empty() || select.rules.iter().any(|r| s.rules.contains(r)))
             .collect();
-        print!(
-            "{}",
-            inspect::list(&selected(&lib, &select), &requestors, profile)
-        );
+        let text = inspect::list(&selected(&lib, &select), &requestors, profile);
+        print!("{}", width::fit(&text, width::stdout_width()));
     }
     exit::CONFORMANT
 }
@@ -58,7 +57,8 @@ pub fn explain(args: ExplainArgs) -> i32 {
     let ExplainArgs { rule, library: lib } = args;
     match spec::rule(&rule) {
         Some(r) => {
-            print!("{}", inspect::explain(r, &library(&lib)));
+            let text = inspect::explain(r, &library(&lib));
+            print!("{}", width::fit(&text, width::stdout_width()));
             exit::CONFORMANT
         }
         None => usage_error(format!("unknown rule {rule:?} (see `taskcheck list`)")),
@@ -77,7 +77,7 @@ pub fn coverage(args: CoverageArgs) -> i32 {
     let mut lib = args.library;
     let profile = *lib.profile.get_or_insert_with(Profile::default);
     let (text, complete) = inspect::coverage(&library(&lib), profile);
-    print!("{text}");
+    print!("{}", width::fit(&text, width::stdout_width()));
     if complete {
         exit::CONFORMANT
     } else {

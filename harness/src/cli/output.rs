@@ -5,7 +5,7 @@ use super::args::ReportArgs;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcp_taskcheck::baseline::Baseline;
 use mcp_taskcheck::exit;
-use mcp_taskcheck::report::{Detail, RunReport};
+use mcp_taskcheck::report::{width, Detail, RunReport};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -23,7 +23,8 @@ pub fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline
         (_, true) => Detail::Quiet,
         _ => Detail::Normal,
     };
-    print!("{}", report.terminal(&outcome, colour, detail));
+    let text = report.terminal(&outcome, colour, detail, width::stdout_width());
+    print!("{text}");
     write_reports(report, &outcome, reports)
 }
 

@@ -16,6 +16,9 @@ pub struct Folded {
     /// The failing and warning checks by session and rule, counted: what a baseline matches
     /// and the exit code weighs.
     pub failing: BTreeMap<(String, String, Verdict), usize>,
+    /// The rules a monitor saw hold or recorded ([`super::observation`]), each with how many
+    /// of the counted checks were such sightings: the totals count each once per run.
+    pub observed: BTreeMap<(String, Verdict), usize>,
 }
 
 impl Folded {
@@ -23,6 +26,12 @@ impl Folded {
     pub fn add(&mut self, run: &ScenarioRun) {
         self.sessions += 1;
         for c in &run.checks {
+            if super::observation(c) {
+                *self
+                    .observed
+                    .entry((c.rule.clone(), c.verdict))
+                    .or_default() += 1;
+            }
             *self
                 .checks
                 .entry(c.rule.clone())
@@ -38,11 +47,15 @@ impl Folded {
         }
     }
 
-    /// Every folded check's verdict, as often as it was given.
+    /// Every folded check's verdict, as often as it was given, sightings left out (the
+    /// report counts those with its own, [`Folded::observed`]).
     pub fn verdicts(&self) -> impl Iterator<Item = (&str, Verdict, usize)> {
-        self.checks
-            .iter()
-            .flat_map(|(rule, counts)| counts.iter().map(move |(v, n)| (rule.as_str(), *v, *n)))
+        self.checks.iter().flat_map(move |(rule, counts)| {
+            counts.iter().map(move |(v, n)| {
+                let seen = self.observed.get(&(rule.clone(), *v)).copied().unwrap_or(0);
+                (rule.as_str(), *v, n - seen)
+            })
+        })
     }
 
     /// A rule's folded verdicts, worst first: `FAIL ×2, PASS ×40`.
@@ -72,7 +85,7 @@ impl Folded {
         if self.sessions == 0 {
             return None;
         }
-        let checks: usize = self.verdicts().map(|(_, _, n)| n).sum();
+        let checks: usize = self.checks.values().flat_map(|c| c.values()).sum();
         let mut unmet: BTreeMap<&str, usize> = BTreeMap::new();
         for (rule, v, n) in self.verdicts() {
             if v.not_met() {

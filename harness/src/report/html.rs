@@ -77,7 +77,7 @@ impl RunReport {
         let mut out = format!(
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>taskcheck report: {}</title><style>{STYLE}</style></head><body>\n\
 <h1>taskcheck: MCP {} conformance</h1>\n<p>Receiver <code>{}</code> over {}, started {}, {} scenario(s) in {} ms.</p>\n\
-<p class=\"exit code{}\"><b>exit {}</b>: {}</p>\n<p>{}</p>\n<p>{}.</p>\n",
+<p class=\"exit code{}\"><b>exit {}</b>: {}</p>\n<p>{}</p>\n<p>{}</p>\n<p>{}.</p>\n",
             escape(&self.receiver),
             self.profile.title(),
             escape(&self.receiver),
@@ -88,6 +88,7 @@ impl RunReport {
             outcome.code,
             outcome.code,
             escape(&outcome.meaning),
+            self.rules_line(),
             totals_line(&self.totals()),
             escape(&self.tools_line()),
         );

@@ -30,17 +30,10 @@ impl RunReport {
             self.sessions(),
             self.duration.as_millis()
         );
-        out.push_str("| passed | failed | warnings | info | not applicable | untestable | consequences | errors |\n|---|---|---|---|---|---|---|---|\n");
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |\n\n",
-            t.passed,
-            t.failed,
-            t.warnings,
-            t.info,
-            t.not_applicable,
-            t.untestable,
-            t.consequences,
-            t.errors
+            "**{}**; {}.\n\n",
+            self.rules_line(),
+            super::totals_line(&t)
         ));
         if let Some(note) = self.no_tasks_note() {
             out.push_str(&format!("{note}\n\n"));
@@ -89,7 +82,8 @@ impl RunReport {
         if rows.is_empty() {
             out.push_str("Every judged rule held.\n");
         } else {
-            out.push_str("### Rules not met\n\n| verdict | rule | level | scenario | why |\n|---|---|---|---|---|\n");
+            out.push_str(&self.rules_not_met_table());
+            out.push_str("\n### Every check that did not pass\n\n| verdict | rule | level | scenario | why |\n|---|---|---|---|---|\n");
             for r in rows {
                 out.push_str(&r);
             }
@@ -99,6 +93,39 @@ impl RunReport {
             for s in &outcome.stale {
                 out.push_str(&format!("- `{s}`\n"));
             }
+        }
+        out
+    }
+
+    /// A row per rule not met, worst first: how many scenarios broke it at its root, and the
+    /// first of them with why, so one defect seen in many scenarios reads as one line.
+    fn rules_not_met_table(&self) -> String {
+        let mut bad = self.rules_not_met();
+        bad.sort_by_key(|(_, v)| std::cmp::Reverse(*v));
+        let mut out = String::from(
+            "### Rules not met\n\n| verdict | rule | level | scenarios | first seen |\n|---|---|---|---|---|\n",
+        );
+        for (rule, verdict) in bad {
+            let broken: Vec<(&str, &crate::verdict::Check)> = self
+                .scenarios
+                .iter()
+                .flat_map(|s| s.checks.iter().map(move |c| (s.id.as_str(), c)))
+                .filter(|(_, c)| c.rule == rule && c.verdict == verdict)
+                .collect();
+            let mut scenarios: Vec<&str> = broken.iter().map(|(s, _)| *s).collect();
+            scenarios.dedup();
+            let first = broken.first().map(|(s, c)| {
+                format!("`{s}` {}{}", super::terminal::step_prefix(c), c.explained())
+            });
+            let r = spec::rule(&rule);
+            out.push_str(&format!(
+                "| {} | [`{rule}`]({}) | {} | {} | {} |\n",
+                verdict.label(),
+                r.map(Profile::link).unwrap_or_default(),
+                r.map(|r| r.level.as_str()).unwrap_or_default(),
+                scenarios.len(),
+                cell(&first.unwrap_or_default())
+            ));
         }
         out
     }

@@ -8,6 +8,7 @@ mod json;
 mod junit;
 mod markdown;
 mod terminal;
+pub mod width;
 
 pub use folded::Folded;
 pub use json::REPORT_SCHEMA;
@@ -189,12 +190,23 @@ impl RunReport {
         }
     }
 
-    /// Every check's rule and verdict, listed and folded, with how many times it was given.
+    /// Every check's rule and verdict, listed and folded, with how many times it was given. A
+    /// rule a monitor saw hold or recorded ([`observation`]) counts once per run: which
+    /// scenarios happen to show it (a status notification before the session closes) follows
+    /// timing, so counting each would make identical runs count differently.
     fn verdicts(&self) -> impl Iterator<Item = (&str, Verdict, usize)> {
         let listed = self.scenarios.iter().flat_map(|s| s.checks.iter());
+        let sightings = listed
+            .clone()
+            .filter(|c| observation(c))
+            .map(|c| (c.rule.as_str(), c.verdict))
+            .chain(self.folded.observed.keys().map(|(r, v)| (r.as_str(), *v)))
+            .collect::<BTreeSet<_>>();
         listed
+            .filter(|c| !observation(c))
             .map(|c| (c.rule.as_str(), c.verdict, 1))
-            .chain(self.folded.verdicts())
+            .chain(self.folded.verdicts().filter(|(_, _, n)| *n > 0))
+            .chain(sightings.into_iter().map(|(r, v)| (r, v, 1)))
     }
 
     /// The receiver's tools the run called (the names of the `tools/call` requests taskcheck
@@ -442,6 +454,33 @@ impl RunReport {
             .collect()
     }
 
+    /// The rules counted by their worst verdict over the run, worst first:
+    /// `rules: 1 failed (MUST), 40 passed`.
+    pub fn rules_line(&self) -> String {
+        let mut by: BTreeMap<Verdict, usize> = BTreeMap::new();
+        for v in self.rule_verdicts().into_values() {
+            *by.entry(v).or_default() += 1;
+        }
+        let counts: Vec<String> = by
+            .iter()
+            .rev()
+            .map(|(v, n)| {
+                let what = match v {
+                    Verdict::Pass => "passed",
+                    Verdict::Info => "recorded (MAY)",
+                    Verdict::NotApplicable => "not applicable",
+                    Verdict::Untestable => "untestable",
+                    Verdict::Consequence => "broken only as a consequence",
+                    Verdict::Warn => "warned (SHOULD)",
+                    Verdict::Fail => "failed (MUST)",
+                    Verdict::Error => "not judged (error)",
+                };
+                format!("{n} {what}")
+            })
+            .collect();
+        format!("rules: {}", counts.join(", "))
+    }
+
     /// The verdict standing for a scenario: its worst, ignoring INFO unless that is all.
     pub fn scenario_verdict(run: &ScenarioRun) -> Verdict {
         run.checks
@@ -454,10 +493,30 @@ impl RunReport {
     }
 }
 
+/// Whether a check is a monitor's sighting of a rule holding or recorded (a pass or info
+/// outside any step): how many scenarios show one follows timing.
+pub(crate) fn observation(c: &Check) -> bool {
+    c.step.is_none() && matches!(c.verdict, Verdict::Pass | Verdict::Info)
+}
+
 /// The one-line summary of the totals.
 pub fn totals_line(t: &Totals) -> String {
-    format!(
-        "{} passed / {} failed / {} warnings / {} info / {} not-applicable / {} untestable / {} consequences / {} errors",
-        t.passed, t.failed, t.warnings, t.info, t.not_applicable, t.untestable, t.consequences, t.errors
-    )
+    let rest = [
+        (t.warnings, "warnings"),
+        (t.info, "info"),
+        (t.not_applicable, "not applicable"),
+        (t.untestable, "untestable"),
+        (t.consequences, "consequences"),
+        (t.errors, "errors"),
+    ];
+    let mut parts = vec![
+        format!("{} passed", t.passed),
+        format!("{} failed", t.failed),
+    ];
+    parts.extend(
+        rest.iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}")),
+    );
+    format!("checks: {}", parts.join(", "))
 }

@@ -7,7 +7,6 @@ use super::{totals_line, Outcome, RunReport};
 use crate::designs::Profile;
 use crate::spec;
 use crate::verdict::{Check, Verdict};
-use std::collections::BTreeMap;
 
 /// How much of a run the terminal report shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,6 +53,24 @@ fn details(c: &Check) -> String {
     out
 }
 
+/// `text` in at most `room` columns, cut at a word and ended with `…` when it is longer.
+fn shortened(text: &str, room: usize) -> String {
+    if textwrap::core::display_width(text) <= room {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for word in text.split(' ') {
+        if textwrap::core::display_width(&out) + word.chars().count() + 2 > room {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    format!("{out}…")
+}
+
 /// ANSI colour of a verdict.
 fn colour_of(v: Verdict) -> &'static str {
     match v {
@@ -85,18 +102,26 @@ pub(super) fn step_prefix(c: &crate::verdict::Check) -> String {
 }
 
 impl RunReport {
-    /// The human report, as much of it as `detail` asks.
-    pub fn terminal(&self, outcome: &Outcome, colour: bool, detail: Detail) -> String {
+    /// The human report, as much of it as `detail` asks, fitted to `width` columns: a
+    /// scenario's line keeps to one (its title cut short), any other line breaks between words.
+    pub fn terminal(
+        &self,
+        outcome: &Outcome,
+        colour: bool,
+        detail: Detail,
+        width: usize,
+    ) -> String {
         let mut out = String::new();
         for s in self.scenarios.iter().filter(|_| detail != Detail::Quiet) {
             let verdict = RunReport::scenario_verdict(s);
-            out.push_str(&format!(
-                "{} {}  ({} ms)  {}\n",
+            let head = format!(
+                "{} {}  ({} ms)  ",
                 label(verdict, colour),
                 s.id,
-                s.duration.as_millis(),
-                s.title
-            ));
+                s.duration.as_millis()
+            );
+            let room = width.saturating_sub(textwrap::core::display_width(&head));
+            out.push_str(&format!("{head}{}\n", shortened(&s.title, room)));
             // a scenario that did not apply says why in one line
             let why = s
                 .checks
@@ -125,19 +150,20 @@ impl RunReport {
                 } else {
                     "    "
                 };
+                // lines a message quotes (a receiver's stderr) sit on their own, under it
+                let said = c.explained().replace('\n', "\n          ");
                 out.push_str(&format!(
-                    "{indent}{} {}  {}{}{expected}\n",
+                    "{indent}{} {}  {}{said}{expected}\n",
                     label(c.verdict, colour),
                     c.rule,
                     step_prefix(c),
-                    c.explained()
                 ));
                 if detail == Detail::Normal && c.verdict.not_met() {
                     out.push_str(&details(c));
                 }
             }
             if let Some(e) = &s.error {
-                out.push_str(&format!("    cause: {e}\n"));
+                out.push_str(&format!("    cause: {}\n", e.replace('\n', "\n          ")));
             }
         }
         if let Some(folded) = self.folded.summary().filter(|_| detail != Detail::Quiet) {
@@ -170,7 +196,7 @@ impl RunReport {
             out.push_str(&format!("{}\n", self.tools_line()));
         }
         out.push_str(&format!(
-            "{}\n{} in {} scenario(s), {} ms\nexit {}: {}\n",
+            "{}\n{}; {} scenario(s) in {} ms\nexit {}: {}\n",
             self.rules_line(),
             totals_line(&self.totals()),
             self.sessions(),
@@ -178,36 +204,10 @@ impl RunReport {
             outcome.code,
             outcome.meaning
         ));
-        match detail {
-            Detail::Quiet => out.trim_start().to_string(),
-            _ => out,
-        }
-    }
-
-    /// The rules counted by their worst verdict over the run, worst first:
-    /// `rules: 1 failed (MUST), 40 passed`.
-    fn rules_line(&self) -> String {
-        let mut by: BTreeMap<Verdict, usize> = BTreeMap::new();
-        for v in self.rule_verdicts().into_values() {
-            *by.entry(v).or_default() += 1;
-        }
-        let counts: Vec<String> = by
-            .iter()
-            .rev()
-            .map(|(v, n)| {
-                let what = match v {
-                    Verdict::Pass => "passed",
-                    Verdict::Info => "recorded (MAY)",
-                    Verdict::NotApplicable => "not applicable",
-                    Verdict::Untestable => "untestable",
-                    Verdict::Consequence => "broken only as a consequence",
-                    Verdict::Warn => "warned (SHOULD)",
-                    Verdict::Fail => "failed (MUST)",
-                    Verdict::Error => "not judged (error)",
-                };
-                format!("{n} {what}")
-            })
-            .collect();
-        format!("rules: {}", counts.join(", "))
+        let out = match detail {
+            Detail::Quiet => out.trim_start(),
+            _ => &out,
+        };
+        super::width::fit(out, width)
     }
 }

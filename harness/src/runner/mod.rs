@@ -280,8 +280,8 @@ fn stderr_tail(trace: &[Entry]) -> String {
     match lines.len() {
         0 => String::new(),
         n => format!(
-            "; the last of its stderr: {}",
-            lines[n.saturating_sub(STDERR_TAIL)..].join(" | ")
+            "; the last of its stderr:\n{}",
+            lines[n.saturating_sub(STDERR_TAIL)..].join("\n")
         ),
     }
 }
