@@ -133,7 +133,7 @@ reference=("$taskcheck" reference --profile ext-tasks --http)
 calibrate reference timed "" -- "${reference[@]}"
 # every fault whose rule names official checks, against the scenarios that hold them
 while read -r fault rule _; do
-  held=$("$taskcheck" explain "$rule" | sed -n 's/^  official: \(.*\) (the official.*/\1/p' | tr ',' '\n' | sed 's/:.*//; s/^ *//' | sort -u)
+  held=$(COLUMNS=100000 "$taskcheck" explain "$rule" | sed -n 's/^  official: \(.*\) (the official.*/\1/p' | tr ',' '\n' | sed 's/:.*//; s/^ *//' | sort -u)
   if [[ -n $held ]]; then
     calibrate "fault-$fault" parallel "$held" -- "${reference[@]}" --fault "$fault"
   fi

@@ -7,8 +7,15 @@ use std::io::IsTerminal;
 /// The width of printed text when stdout is no terminal (a CI log, a file).
 pub const PRINT_WIDTH: usize = 100;
 
-/// Columns to print in: the terminal's, or [`PRINT_WIDTH`] when stdout is not a terminal.
+/// Columns to print in: `COLUMNS` when set (as a script that parses the text sets it wide),
+/// else the terminal's, or [`PRINT_WIDTH`] when stdout is not a terminal.
 pub fn stdout_width() -> usize {
+    let asked = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse::<usize>().ok());
+    if let Some(cols) = asked.filter(|c| *c >= 40) {
+        return cols;
+    }
     let term = std::io::stdout().is_terminal();
     match console::Term::stdout().size_checked() {
         Some((_, cols)) if term && cols >= 40 => cols as usize,

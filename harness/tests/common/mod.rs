@@ -67,10 +67,11 @@ pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Runs `taskcheck` with arguments.
+/// Runs `taskcheck` with arguments (its stdout no terminal and no `COLUMNS`: 100 columns).
 pub fn taskcheck(args: &[&str]) -> Output {
     Command::new(BIN)
         .args(args)
+        .env_remove("COLUMNS")
         .output()
         .expect("taskcheck runs")
 }

@@ -10,6 +10,9 @@ impl Monitor<'_> {
             return self.created(asked, task, result, e);
         }
         let method = asked.method.as_str();
+        if augmented && method == "tools/call" {
+            self.not_created(asked, result, e);
+        }
         match method {
             "tools/list" => self.conduct.tools_listed(result),
             "tasks/get" | "tasks/cancel" => {
@@ -54,6 +57,34 @@ impl Monitor<'_> {
                 ));
             }
             _ => {}
+        }
+    }
+
+    /// A task-augmented call answered with a result that is no CreateTaskResult: a failure
+    /// where the receiver declared task support for tools/call and listed the tool as
+    /// `optional` or `required` ("Receivers that accept a task-augmented request MUST return
+    /// a CreateTaskResult"; a refusal would be an error). Where either is unknown, the tool
+    /// forbids tasks (tasks.tool.forbidden-rejected) or the `task` is malformed, nothing is
+    /// judged.
+    fn not_created(&mut self, asked: &Asked, result: &Value, e: &Entry) {
+        let name = asked.params.get("name").and_then(Value::as_str).unwrap_or_default();
+        let declared = has_capability(self.ctx.capabilities, "tasks.requests.tools.call");
+        let support = self.conduct.task_support(name).flatten();
+        // a malformed `task` may be processed normally (tasks.errors.malformed-task-param)
+        let well_formed = asked.params.get("task").is_some_and(|t| {
+            t.is_object() && t.get("ttl").is_none_or(|ttl| ttl.is_number() || ttl.is_null())
+        });
+        if declared && well_formed && matches!(support, Some("optional" | "required")) {
+            self.findings.push(find(
+                CREATE_TASK_RESULT,
+                false,
+                format!(
+                    "a task-augmented call of {name:?} (taskSupport {}) was answered with a result that is no CreateTaskResult: {}",
+                    support.unwrap_or_default(),
+                    crate::matcher::short(result)
+                ),
+                vec![asked.seq, e.seq],
+            ));
         }
     }
 

@@ -74,6 +74,12 @@ impl<'a> Conduct<'a> {
         }
     }
 
+    /// A listed tool's `execution.taskSupport` (`Some(None)`: listed without one; None: not
+    /// listed in this session).
+    pub fn task_support(&self, name: &str) -> Option<Option<&str>> {
+        self.support.get(name).map(Option::as_deref)
+    }
+
     /// A tasks/list result: its cursor may be sent back.
     pub fn cursor_received(&mut self, cursor: &Value) {
         self.cursors.insert(cursor.to_string());

@@ -32,7 +32,7 @@ pub fn task_capability(method: &str) -> Option<&'static str> {
 }
 
 /// Every rule a monitor judges.
-pub const MONITOR_RULES: [&str; 27] = [
+pub const MONITOR_RULES: [&str; 28] = [
     "tasks.capability.requestor-augments-declared-only",
     "tasks.progress.stops-when-terminal",
     "tasks.cancel.stop-execution",
@@ -43,6 +43,7 @@ pub const MONITOR_RULES: [&str; 27] = [
     "tasks.id.unique",
     "tasks.lifecycle.terminal-final",
     "tasks.cancel.stays-cancelled",
+    CREATE_TASK_RESULT,
     "tasks.ttl.created-at",
     "tasks.ttl.last-updated-at",
     "tasks.ttl.created-at-constant",
@@ -61,6 +62,9 @@ pub const MONITOR_RULES: [&str; 27] = [
     "tasks.schema.receiver-messages",
     "tasks.schema.official",
 ];
+
+/// A task-augmented request a receiver accepts is answered with a CreateTaskResult.
+const CREATE_TASK_RESULT: &str = "tasks.create.create-task-result";
 
 /// The rule a task that vanished before its ttl breaks.
 pub const EARLY_EXPIRY: &str = "tasks.ttl.no-early-expiry";

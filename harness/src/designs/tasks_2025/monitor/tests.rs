@@ -268,3 +268,25 @@ fn capability_paths() {
     assert!(!has_capability(&caps, "tasks.cancel"));
     assert!(!has_capability(&caps, "tasks.requests.tools.call"));
 }
+
+#[test]
+fn a_task_augmented_call_answered_plainly_fails_only_where_a_task_was_due() {
+    let plain = json!({"content": [{"type": "text", "text": "TaskSupport not running"}], "isError": true});
+    let listed = json!({"tools": [{"name": "o", "execution": {"taskSupport": "optional"}}, {"name": "f"}]});
+    let trace = |task: Value, tool: &str| {
+        vec![
+            out(0, 0, 1, "tools/list", json!({})),
+            answer(1, 1, 1, listed.clone()),
+            out(2, 2, 2, "tools/call", json!({"name": tool, "task": task})),
+            answer(3, 3, 2, plain.clone()),
+        ]
+    };
+    let rule = "tasks.create.create-task-result";
+    let declared = run(&trace(json!({}), "o"), DECLARED, &[]);
+    assert_eq!(verdict(&declared, rule), Some(Verdict::Fail));
+    // undeclared: processed normally; a forbidden tool: its own rule; a malformed task: its own
+    assert_eq!(verdict(&run(&trace(json!({}), "o"), "{}", &[]), rule), None);
+    assert_eq!(verdict(&run(&trace(json!({}), "f"), DECLARED, &[]), rule), None);
+    let malformed = run(&trace(json!({"ttl": "a minute"}), "o"), DECLARED, &[]);
+    assert_eq!(verdict(&malformed, rule), None);
+}

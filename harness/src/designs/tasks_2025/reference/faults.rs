@@ -60,6 +60,7 @@ pub enum Fault {
     EarlyExpiry,
     UnlimitedTtlVanishes,
     TtlUncapped,
+    OptionalAnsweredPlainly,
     SequentialTaskId,
     PollIntervalString,
     EmptyErrorMessages,
@@ -213,6 +214,7 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: ResultDeletesTask, name: "result-deletes-task", rules: &["tasks.ttl.no-early-expiry"], description: "a task is deleted once tasks/result has answered, and later requests for it get -32002 (as rmcp 2.2.0 takes the result)", may_also: &[], follows: &["tasks.result.terminal-returns-final", "tasks.cancel.terminal-rejected"] },
     FaultInfo { fault: UnlimitedTtlVanishes, name: "unlimited-ttl-vanishes", rules: &["tasks.ttl.no-early-expiry", "tasks.resources.max-ttl"], description: "reports every ttl as null (unlimited: no maximum), yet deletes a task 100 ms after it ends (deletions mid-walk shift its offset cursors: tasks may go unlisted)", may_also: &["tasks.list.contains-retrievable"], follows: &[] },
     FaultInfo { fault: TtlUncapped, name: "ttl-uncapped", rules: &["tasks.resources.max-ttl"], description: "grants every ttl as asked, ten years included (no maximum)", may_also: &[], follows: &[] },
+    FaultInfo { fault: OptionalAnsweredPlainly, name: "optional-answered-plainly", rules: &["tasks.create.create-task-result"], description: "answers a task-augmented call of an `optional` tool with its plain result, no task (as mcp 1.30.0 does once its task support stopped)", may_also: &[], follows: &[] },
     FaultInfo { fault: AnswersCallTwice, name: "answers-call-twice", rules: &["wire.one-response"], description: "(stdio) answers every tools/call twice, the same response sent again", may_also: &[], follows: &[] },
     FaultInfo { fault: MalformedIdInternalError, name: "malformed-id-internal-error", rules: &["tasks.errors.unknown-task-id"], description: "a `taskId` that is not a string gets -32603 (as the TypeScript SDK's schema validation answers)", may_also: &[], follows: &[] },
     FaultInfo { fault: StdoutLogLine, name: "stdout-log-line", rules: &["transport.stdio.stdout-only-mcp"], description: "(stdio) writes a log line on stdout with its fourth message", may_also: &[], follows: &[] },
@@ -229,8 +231,9 @@ pub const FAULTS: &[FaultInfo] = &[
 
 /// Receiver faults that concern tools, `input_required` or progress, which client receivers
 /// have no part in: the reference client cannot have them.
-const SERVER_ONLY: [Fault; 11] = [
+const SERVER_ONLY: [Fault; 12] = [
     ElicitAsTask,
+    OptionalAnsweredPlainly,
     ElicitationDropped,
     ForbiddenAcceptsTask,
     RequiredAcceptsPlain,

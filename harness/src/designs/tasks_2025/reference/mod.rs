@@ -236,6 +236,11 @@ impl Reference {
             // tools' tasks are the fault
             return work(None).await.map_err(error_pair);
         }
+        let well_formed = task.is_object() && task.get("ttl").is_none_or(Value::is_u64);
+        if support == "optional" && well_formed && self.faults.has(Fault::OptionalAnsweredPlainly)
+        {
+            return work(None).await.map_err(error_pair);
+        }
         if support == "forbidden" && !self.faults.has(Fault::ForbiddenAcceptsTask) {
             return Err((
                 code::METHOD_NOT_FOUND,
