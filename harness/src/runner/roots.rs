@@ -145,10 +145,7 @@ pub fn attribute(
 
 /// The index of a failure of `rule` that is no consequence itself (not `me`).
 fn root_failure(checks: &[Check], roots: &[Option<Root>], me: usize, rule: &str) -> Option<usize> {
-    checks
-        .iter()
-        .enumerate()
-        .position(|(j, c)| j != me && c.rule == rule && c.broke() && roots[j].is_none())
+    failure_where(checks, roots, me, rule, |_, _| true)
 }
 
 /// The index of a failure of `rule`, no consequence itself, listed before check `me` or seen
@@ -161,12 +158,8 @@ fn earlier_failure(
 ) -> Option<usize> {
     let first = |c: &Check| c.evidence.iter().min().copied();
     let mine = first(&checks[me]);
-    checks.iter().enumerate().position(|(j, c)| {
-        j != me
-            && c.rule == rule
-            && c.broke()
-            && roots[j].is_none()
-            && (j < me || matches!((first(c), mine), (Some(a), Some(b)) if a < b))
+    failure_where(checks, roots, me, rule, |j, c| {
+        j < me || matches!((first(c), mine), (Some(a), Some(b)) if a < b)
     })
 }
 
@@ -179,12 +172,22 @@ fn same_message_failure(
     rule: &str,
 ) -> Option<usize> {
     let mine = &checks[me].evidence;
+    failure_where(checks, roots, me, rule, |_, c| {
+        c.evidence.iter().any(|seq| mine.contains(seq))
+    })
+}
+
+/// The index of the first failure of `rule` but `me`, no consequence itself, that `also` holds
+/// for (given its index and check).
+fn failure_where(
+    checks: &[Check],
+    roots: &[Option<Root>],
+    me: usize,
+    rule: &str,
+    also: impl Fn(usize, &Check) -> bool,
+) -> Option<usize> {
     checks.iter().enumerate().position(|(j, c)| {
-        j != me
-            && c.rule == rule
-            && c.broke()
-            && roots[j].is_none()
-            && c.evidence.iter().any(|seq| mine.contains(seq))
+        j != me && c.rule == rule && c.broke() && roots[j].is_none() && also(j, c)
     })
 }
 
