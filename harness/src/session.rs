@@ -228,7 +228,8 @@ pub struct Session {
     /// `_meta` entries every request carries unless its params set them (a stateless
     /// profile's per-request protocol version and client capabilities).
     stamp: std::sync::RwLock<serde_json::Map<String, Value>>,
-    _guard: Box<dyn Send + Sync>,
+    /// What the transport holds open (a process, an HTTP session); `end` drops it.
+    guard: std::sync::Mutex<Option<Box<dyn Send + Sync>>>,
 }
 
 fn id_key(id: &Value) -> String {
@@ -267,7 +268,7 @@ impl Session {
             timeout,
             abandon: conn.abandon,
             stamp: Default::default(),
-            _guard: conn.guard,
+            guard: std::sync::Mutex::new(Some(conn.guard)),
         }
     }
 
@@ -304,6 +305,17 @@ impl Session {
             }
         }
         params
+    }
+
+    /// Ends the session now, as a requestor leaving does (HTTP: DELETE; stdio: the process
+    /// stops), and notes it in the trace.
+    pub fn end(&self) {
+        let guard = self.guard.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if guard.is_some() {
+            let note = "taskcheck ended this session (HTTP: DELETE; stdio: stopped the process)";
+            self.trace.record(Direction::Out, None, Some(note));
+        }
+        drop(guard);
     }
 
     /// Why the connection ended, if it did.

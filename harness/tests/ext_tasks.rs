@@ -174,6 +174,25 @@ fn the_profile_is_detected_and_said() {
         !err.contains("rejected") && !err.contains("-32601"),
         "{err}"
     );
+    // over HTTP the refusal is an HTTP 400: plain too, and the run does not wait for an
+    // answer that will not come (it waited out --timeout-ms under --url-from)
+    let started = std::time::Instant::now();
+    let out = taskcheck(&[
+        "run",
+        "--url-from",
+        &format!("{} --http", reference(&[])),
+        "--scenario",
+        "unknown-task-id",
+        "--timeout-ms",
+        "20000",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("speaks the 2025-11-25 design") && !err.contains("server/discover"),
+        "{err}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{err}");
 }
 
 #[test]

@@ -124,6 +124,13 @@ pub fn attribute(
                     })
                     .map(|r| (rule.clone(), checks[r].step.clone()))
             })
+            // the same rule failed on the same message by a check listed before (a step's,
+            // then a monitor's): one defect seen twice
+            .or_else(|| {
+                same_message_failure(&checks, &roots, i, &c.rule)
+                    .filter(|r| *r < i)
+                    .map(|r| (c.rule.clone(), checks[r].step.clone()))
+            })
         };
         roots[i] = root.map(|(rule, step)| Root {
             rule,

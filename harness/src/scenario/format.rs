@@ -67,7 +67,8 @@ pub enum PeerName {
 }
 
 /// One step: exactly one of `send`, `notify`, `poll`, `wait`, `answer`, `notification`,
-/// `respond`, `retry`, `walk_list`, `parallel`, `steps`, with the fields that kind takes.
+/// `respond`, `retry`, `walk_list`, `end_session`, `parallel`, `steps`, with the fields that
+/// kind takes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, try_from = "RawStep", into = "RawStep")]
 pub struct Step {
@@ -80,7 +81,7 @@ pub struct Step {
     pub checks: Vec<Check>,
     /// Timeout of this step in ms (default: the run's --timeout-ms).
     pub timeout_ms: Option<u64>,
-    /// The requestor whose session sends it (`send` and `walk_list`).
+    /// The requestor whose session sends it (`send` and `walk_list`) or ends (`end_session`).
     pub peer: PeerName,
     /// Rules this step's judgement takes for granted: if one of them failed earlier in the
     /// scenario, a failure here is shown as its consequence (one defect, one failure).
@@ -165,6 +166,8 @@ pub enum StepKind {
         next_cursor_rule: Option<String>,
         page_limit_rule: Option<String>,
     },
+    /// End the session of the step's requestor (HTTP: DELETE), as a requestor leaving does.
+    EndSession,
     Parallel(Vec<Step>),
     Sequence(Vec<Step>),
 }
@@ -218,6 +221,9 @@ pub struct RawStep {
     pub retry: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walk_list: Option<WalkList>,
+    /// The requestor (`a` or `b`) whose session ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_session: Option<PeerName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel: Option<Vec<Step>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -295,6 +301,7 @@ impl TryFrom<RawStep> for Step {
             ("respond", raw.respond.is_some()),
             ("retry", raw.retry.is_some()),
             ("walk_list", raw.walk_list.is_some()),
+            ("end_session", raw.end_session.is_some()),
             ("parallel", raw.parallel.is_some()),
             ("steps", raw.steps.is_some()),
         ]
@@ -304,7 +311,7 @@ impl TryFrom<RawStep> for Step {
         let kind_name = match kinds.as_slice() {
             [one] => *one,
             [] => return Err(
-                "a step needs one of send, notify, poll, wait, answer, notification, respond, retry, walk_list, parallel, steps"
+                "a step needs one of send, notify, poll, wait, answer, notification, respond, retry, walk_list, end_session, parallel, steps"
                     .into(),
             ),
             many => {
@@ -459,6 +466,7 @@ impl TryFrom<RawStep> for Step {
                     page_limit_rule: w.page_limit_rule,
                 }
             }
+            "end_session" => StepKind::EndSession,
             "parallel" => StepKind::Parallel(raw.parallel.unwrap_or_default()),
             _ => StepKind::Sequence(raw.steps.unwrap_or_default()),
         };
@@ -468,7 +476,7 @@ impl TryFrom<RawStep> for Step {
             expect: raw.expect,
             checks: raw.checks,
             timeout_ms: raw.timeout_ms,
-            peer: raw.peer.unwrap_or_default(),
+            peer: raw.end_session.or(raw.peer).unwrap_or_default(),
             given: raw.given,
             absent: raw.absent,
             not_applicable_if: raw.not_applicable_if,
@@ -552,6 +560,7 @@ impl From<Step> for RawStep {
                     page_limit_rule,
                 })
             }
+            StepKind::EndSession => raw.end_session = raw.peer.take().or(Some(PeerName::A)),
             StepKind::Parallel(steps) => raw.parallel = Some(steps),
             StepKind::Sequence(steps) => raw.steps = Some(steps),
         }
@@ -634,7 +643,7 @@ impl Step {
             StepKind::Parallel(inner) | StepKind::Sequence(inner) => {
                 return inner.iter().flat_map(Step::uses).collect()
             }
-            StepKind::Wait { .. } | StepKind::Notification { .. } => {}
+            StepKind::Wait { .. } | StepKind::Notification { .. } | StepKind::EndSession => {}
         }
         let expects = self
             .expect

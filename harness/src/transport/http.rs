@@ -465,12 +465,15 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
         let _ = shared.events.send(refused).await;
         return;
     }
-    shared
-        .close(format!(
-            "{what} was answered HTTP {status}: {}",
-            one_line(&String::from_utf8_lossy(&body), 300)
-        ))
-        .await
+    let why = format!(
+        "{what} was answered HTTP {status}: {}",
+        one_line(&String::from_utf8_lossy(&body), 300)
+    );
+    let closed = Closure {
+        why,
+        cause: Cause::HttpStatus,
+    };
+    let _ = shared.events.send(Incoming::Closed(closed)).await;
 }
 
 /// Reads the SSE stream answering a request; resumes with Last-Event-ID if it ends early.

@@ -80,6 +80,9 @@ pub enum Cause {
     /// The server ended the HTTP session (404 for its session id), which the transport lets
     /// it do at any time: no verdict, but nothing more can be judged in that session.
     SessionEnded,
+    /// A request was answered with an HTTP error status and no JSON-RPC message: the server
+    /// is there (nothing to wait for its exit), but the exchange cannot go on.
+    HttpStatus,
     /// Anything else: one of taskcheck's limits, an HTTP exchange it cannot follow.
     Transport,
 }

@@ -23,8 +23,8 @@ use crate::design::{
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::FaultEntry;
 use faults::Faults;
-use crate::transport::ReceiverKind;
-use crate::session::{ServerInfo, Session};
+use crate::transport::{Cause, ReceiverKind};
+use crate::session::{RequestError, ServerInfo, Session};
 use crate::trace::Entry;
 use crate::wire::Outcome;
 use futures::future::BoxFuture;
@@ -106,10 +106,17 @@ impl Design for ExtTasks {
         Some(
             async move {
                 session.stamp_requests(request_meta(caps));
-                let reply = session
+                let reply = match session
                     .request("server/discover", json!({}), session.timeout)
                     .await
-                    .map_err(|e| Unspoken::Silent(format!("server/discover: {e}")))?;
+                {
+                    Ok(reply) => reply,
+                    // an HTTP error status is the server turning the request away
+                    Err(RequestError::Closed(c)) if c.cause == Cause::HttpStatus => {
+                        return Err(Unspoken::Refused(format!("server/discover: {c}")))
+                    }
+                    Err(e) => return Err(Unspoken::Silent(format!("server/discover: {e}"))),
+                };
                 let result = match reply.outcome {
                     Outcome::Result(result) => result,
                     Outcome::Error(e) => {

@@ -523,6 +523,10 @@ impl<'a> Exec<'a> {
                 tokio::time::sleep(self.config.limits.scaled(*ms)).await;
                 Ok(())
             }
+            StepKind::EndSession => {
+                self.session_of(step)?.end();
+                Ok(())
+            }
             StepKind::Poll {
                 task,
                 until,

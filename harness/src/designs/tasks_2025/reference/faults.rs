@@ -61,6 +61,7 @@ pub enum Fault {
     UnlimitedTtlVanishes,
     TtlUncapped,
     OptionalAnsweredPlainly,
+    SessionEndStopsTasks,
     SequentialTaskId,
     PollIntervalString,
     EmptyErrorMessages,
@@ -95,11 +96,12 @@ pub enum Fault {
 }
 
 /// Faults that only the Streamable HTTP receiver can show.
-pub const HTTP_ONLY: [Fault; 4] = [
+pub const HTTP_ONLY: [Fault; 5] = [
     Fault::GetOverSse,
     Fault::CancelOnDisconnect,
     Fault::SharedTaskStore,
     Fault::PerSessionIds,
+    Fault::SessionEndStopsTasks,
 ];
 
 /// Faults that only the stdio receiver can show (one writes on stdout, one exits, which over
@@ -215,6 +217,7 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: UnlimitedTtlVanishes, name: "unlimited-ttl-vanishes", rules: &["tasks.ttl.no-early-expiry", "tasks.resources.max-ttl"], description: "reports every ttl as null (unlimited: no maximum), yet deletes a task 100 ms after it ends (deletions mid-walk shift its offset cursors: tasks may go unlisted)", may_also: &["tasks.list.contains-retrievable"], follows: &[] },
     FaultInfo { fault: TtlUncapped, name: "ttl-uncapped", rules: &["tasks.resources.max-ttl"], description: "grants every ttl as asked, ten years included (no maximum)", may_also: &[], follows: &[] },
     FaultInfo { fault: OptionalAnsweredPlainly, name: "optional-answered-plainly", rules: &["tasks.create.create-task-result"], description: "answers a task-augmented call of an `optional` tool with its plain result, no task (as mcp 1.30.0 does once its task support stopped)", may_also: &[], follows: &[] },
+    FaultInfo { fault: SessionEndStopsTasks, name: "session-end-stops-tasks", rules: &["tasks.create.create-task-result"], description: "(HTTP) once any session ends, a task-augmented call of an `optional` tool in every other session gets its plain result, no task (as mcp 1.30.0's one task group for the whole server)", may_also: &[], follows: &[] },
     FaultInfo { fault: AnswersCallTwice, name: "answers-call-twice", rules: &["wire.one-response"], description: "(stdio) answers every tools/call twice, the same response sent again", may_also: &[], follows: &[] },
     FaultInfo { fault: MalformedIdInternalError, name: "malformed-id-internal-error", rules: &["tasks.errors.unknown-task-id"], description: "a `taskId` that is not a string gets -32603 (as the TypeScript SDK's schema validation answers)", may_also: &[], follows: &[] },
     FaultInfo { fault: StdoutLogLine, name: "stdout-log-line", rules: &["transport.stdio.stdout-only-mcp"], description: "(stdio) writes a log line on stdout with its fourth message", may_also: &[], follows: &[] },
@@ -231,9 +234,10 @@ pub const FAULTS: &[FaultInfo] = &[
 
 /// Receiver faults that concern tools, `input_required` or progress, which client receivers
 /// have no part in: the reference client cannot have them.
-const SERVER_ONLY: [Fault; 12] = [
+const SERVER_ONLY: [Fault; 13] = [
     ElicitAsTask,
     OptionalAnsweredPlainly,
+    SessionEndStopsTasks,
     ElicitationDropped,
     ForbiddenAcceptsTask,
     RequiredAcceptsPlain,

@@ -23,6 +23,7 @@ use axum::Router;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
@@ -43,6 +44,9 @@ struct Server {
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     /// Under the shared-task-store fault, the one store of every session.
     shared_store: Option<Arc<Mutex<Store>>>,
+    /// Set when a session ends under the session-end-stops-tasks fault: every session's task
+    /// support stops.
+    support_stopped: Arc<AtomicBool>,
     /// Where `--record` writes the conversation.
     record: Option<Arc<Recorder>>,
 }
@@ -203,6 +207,7 @@ pub async fn serve_http(
         json_only: options.json_only,
         sessions: Mutex::default(),
         shared_store,
+        support_stopped: Arc::default(),
         record: record.map(Arc::new),
     });
     use axum::serve::ListenerExt;
@@ -257,10 +262,16 @@ fn accepts(headers: &HeaderMap, kind: &str) -> bool {
 
 fn new_session(server: &Server) -> (String, Arc<HttpSession>) {
     let (out, mut rx) = mpsc::unbounded_channel();
-    let reference = match &server.shared_store {
-        Some(store) => Reference::with_store(server.faults.clone(), out, store.clone()),
-        None => Reference::new(server.faults.clone(), out),
+    let store = match &server.shared_store {
+        Some(store) => store.clone(),
+        None => Reference::new_store(&server.faults),
     };
+    let reference = Reference::in_server(
+        server.faults.clone(),
+        out,
+        store,
+        server.support_stopped.clone(),
+    );
     let session = Arc::new(HttpSession {
         reference,
         waiting: Mutex::default(),
@@ -471,7 +482,12 @@ async fn on_delete(State(server): State<Arc<Server>>, headers: HeaderMap) -> Res
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     match lock(&server.sessions).remove(id) {
-        Some(_) => StatusCode::OK.into_response(),
+        Some(_) => {
+            if server.faults.has(Fault::SessionEndStopsTasks) {
+                server.support_stopped.store(true, Ordering::Relaxed);
+            }
+            StatusCode::OK.into_response()
+        }
         None => plain(StatusCode::NOT_FOUND, "unknown or ended session"),
     }
 }

@@ -25,7 +25,7 @@ use crate::reference::hostile::Hostile;
 use crate::reference::{rfc3339, DecodeCodes, Receives};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 pub use serve::Reference as Serving;
@@ -68,6 +68,9 @@ pub struct Reference {
     /// of elicitations waiting for that (the input-shown-first variant).
     input_seen: Mutex<std::collections::HashSet<String>>,
     input_wake: tokio::sync::Notify,
+    /// Set by the HTTP server when a session ends (the session-end-stops-tasks fault): shared
+    /// by every session of the server.
+    support_stopped: Arc<AtomicBool>,
 }
 
 type Reply = Result<Value, (i64, String)>;
@@ -237,8 +240,9 @@ impl Reference {
             return work(None).await.map_err(error_pair);
         }
         let well_formed = task.is_object() && task.get("ttl").is_none_or(Value::is_u64);
-        if support == "optional" && well_formed && self.faults.has(Fault::OptionalAnsweredPlainly)
-        {
+        let plainly = self.faults.has(Fault::OptionalAnsweredPlainly)
+            || self.support_stopped.load(Ordering::Relaxed);
+        if support == "optional" && well_formed && plainly {
             return work(None).await.map_err(error_pair);
         }
         if support == "forbidden" && !self.faults.has(Fault::ForbiddenAcceptsTask) {
@@ -310,7 +314,7 @@ impl Reference {
     /// A receiver whose every outgoing message goes to `out`.
     pub fn new(faults: Faults, out: mpsc::UnboundedSender<Value>) -> Arc<Reference> {
         let store = Reference::new_store(&faults);
-        Reference::with_store(faults, out, store)
+        Reference::in_server(faults, out, store, Arc::default())
     }
 
     /// An empty task store for these faults.
@@ -342,19 +346,21 @@ impl Reference {
         Arc::new(Mutex::new(Store::new(policy)))
     }
 
-    /// A receiver keeping its tasks in `store` (shared between sessions only by a fault).
-    pub fn with_store(
+    /// A receiver keeping its tasks in `store` (shared between sessions only by a fault), whose
+    /// task support stops when `support_stopped` is set (by the server, only under a fault).
+    pub fn in_server(
         faults: Faults,
         out: mpsc::UnboundedSender<Value>,
         store: Arc<Mutex<Store>>,
+        support_stopped: Arc<AtomicBool>,
     ) -> Arc<Reference> {
-        Reference::build(ReceiverKind::Server, faults, out, store)
+        Reference::build(ReceiverKind::Server, faults, out, store, support_stopped)
     }
 
     /// The reference client: a receiver of sampling and elicitation tasks.
     pub fn client(faults: Faults, out: mpsc::UnboundedSender<Value>) -> Arc<Reference> {
         let store = Reference::new_store(&faults);
-        Reference::build(ReceiverKind::Client, faults, out, store)
+        Reference::build(ReceiverKind::Client, faults, out, store, Arc::default())
     }
 
     fn build(
@@ -362,6 +368,7 @@ impl Reference {
         faults: Faults,
         out: mpsc::UnboundedSender<Value>,
         store: Arc<Mutex<Store>>,
+        support_stopped: Arc<AtomicBool>,
     ) -> Arc<Reference> {
         Arc::new(Reference {
             kind,
@@ -373,6 +380,7 @@ impl Reference {
             taken: Mutex::default(),
             input_seen: Mutex::default(),
             input_wake: tokio::sync::Notify::new(),
+            support_stopped,
         })
     }
 
