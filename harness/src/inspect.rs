@@ -182,6 +182,7 @@ fn requestor_faults() -> Vec<FaultEntry> {
 pub fn list(
     scenarios: &[Scenario],
     requestors: &[crate::requestor::RequestorScenario],
+    soaks_left_out: usize,
     profile: Profile,
 ) -> String {
     let clients = scenarios
@@ -195,6 +196,12 @@ pub fn list(
     );
     for s in scenarios {
         out.push_str(&format!("  {:<34} {}\n", s.id, s.title));
+    }
+    if soaks_left_out > 0 {
+        out.push_str(&format!(
+            "  and {soaks_left_out} soak scenario(s), which take minutes and run only when named: `--tag {}` lists and runs them\n",
+            crate::scenario::SOAK
+        ));
     }
     if !requestors.is_empty() {
         out.push_str(&format!(

@@ -192,7 +192,10 @@ fn the_profile_is_detected_and_said() {
         err.contains("speaks the 2025-11-25 design") && !err.contains("server/discover"),
         "{err}"
     );
-    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{err}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{err}"
+    );
 }
 
 #[test]

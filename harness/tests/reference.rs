@@ -147,3 +147,26 @@ fn sessions_start_one_per_cpu_at_a_time_while_eight_run() {
         "{most} receivers started at once on {cpus} CPUs"
     );
 }
+
+#[test]
+fn a_soak_runs_only_when_named_and_shows_a_task_gone_before_its_ttl() {
+    let listed = String::from_utf8_lossy(&taskcheck(&["list"]).stdout).to_string();
+    assert!(!listed.contains("soak-ttl-kept"), "{listed}");
+    assert!(one_line(&listed).contains("1 soak scenario(s)"), "{listed}");
+    let (_, out, doc) = run(&reference(&[]), &[], "soak-not-by-default");
+    assert!(!out.contains("soak-ttl-kept"), "{out}");
+    assert!(!doc.to_string().contains("soak-ttl-kept"));
+    // at a hundredth of the scale its five minutes take three seconds
+    let soak = ["--tag", "soak", "--timeout-scale", "0.01"];
+    let (code, out, _) = run(&reference(&[]), &soak, "soak-clean");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("soak-ttl-kept"), "{out}");
+    // reports every ttl as null, yet deletes the task once it ends
+    let (code, out, doc) = run(&reference(&["unlimited-ttl-vanishes"]), &soak, "soak-fault");
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        rules_with(&doc, &["fail"]),
+        vec!["tasks.ttl.no-early-expiry".to_string()],
+        "{out}"
+    );
+}

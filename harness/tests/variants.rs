@@ -51,3 +51,41 @@ fn variants_are_listed_and_unknown_ones_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--list-variants"));
 }
+
+#[test]
+fn what_a_receiver_answers_to_operations_it_does_not_declare_is_recorded_never_judged() {
+    // declared: the scenarios do not apply
+    let scenarios = [
+        "--scenario",
+        "undeclared-list",
+        "--scenario",
+        "undeclared-cancel",
+        "--scenario",
+        "cancel-working",
+    ];
+    let (code, out, doc) = run(&reference(&[]), &scenarios, "undeclared-ops-declared");
+    assert_eq!(code, 0, "{out}");
+    let na = rules_with(&doc, &["not-applicable"]);
+    assert!(
+        na.contains(&"tasks.capability.undeclared-operations".to_string()),
+        "{out}"
+    );
+    // undeclared and refused with -32601 (calls-only), or undeclared and served (the
+    // TypeScript SDK, reports/): recorded either way, and the cancel rules do not apply
+    let receiver = format!("{BIN} reference --variant calls-only");
+    let (code, out, doc) = run(&receiver, &scenarios, "undeclared-ops-calls-only");
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        rules_with(&doc, &["info"])
+            .iter()
+            .filter(|r| *r == "tasks.capability.undeclared-operations")
+            .count(),
+        1,
+        "{out}"
+    );
+    assert!(doc.to_string().contains("(not declared)"), "{out}");
+    assert!(
+        rules_with(&doc, &["not-applicable"]).contains(&"tasks.cancel.stays-cancelled".to_string()),
+        "{out}"
+    );
+}

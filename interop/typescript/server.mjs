@@ -12,6 +12,8 @@
 //   --json-response            # HTTP: JSON responses (enableJsonResponse), no SSE streams
 //   --no-tasks                 # a server without tasks: no task store, no tasks capability,
 //                              # every fixture a plain registerTool
+//   --calls-only               # tasks for tools/call only: `tasks.list` and `tasks.cancel`
+//                              # left out of the capabilities
 
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/v4';
@@ -115,6 +117,7 @@ async function progress(args, taskExtra, taskId) {
 }
 
 const NO_TASKS = process.argv.includes('--no-tasks');
+const CALLS_ONLY = process.argv.includes('--calls-only');
 
 // The fixtures as plain tools, the way a server without tasks writes them.
 function plainServer() {
@@ -141,7 +144,11 @@ function fixtureServer() {
   const server = new McpServer(
     { name: 'taskcheck-fixtures-typescript', version: '1.32.2' },
     {
-      capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+      capabilities: {
+        tasks: CALLS_ONLY
+          ? { requests: { tools: { call: {} } } }
+          : { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      },
       taskStore,
       taskMessageQueue: new InMemoryTaskMessageQueue(),
     },

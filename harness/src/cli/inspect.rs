@@ -4,7 +4,7 @@ use super::args::{LibraryArgs, SelectArgs};
 use super::{library, selected, usage_error};
 use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::report::width;
-use mcp_taskcheck::scenario::Scenario;
+use mcp_taskcheck::scenario::{is_soak, Scenario};
 use mcp_taskcheck::{exit, inspect, spec};
 
 /// What `list` takes.
@@ -38,7 +38,17 @@ pub fn list(args: ListArgs) -> i32 {
             .filter(|s| select.only.is_empty() || select.only.contains(&s.id))
             .filter(|s| select.rules.is_empty() || select.rules.iter().any(|r| s.rules.contains(r)))
             .collect();
-        let text = inspect::list(&selected(&lib, &select), &requestors, profile);
+        // the soaks a listing of everything leaves out, said in one line
+        let everything =
+            select.only.is_empty() && select.rules.is_empty() && select.tags.is_empty();
+        let soaks = match everything {
+            true => library(&lib)
+                .iter()
+                .filter(|s| s.profile == profile && is_soak(s))
+                .count(),
+            false => 0,
+        };
+        let text = inspect::list(&selected(&lib, &select), &requestors, soaks, profile);
         print!("{}", width::fit(&text, width::stdout_width()));
     }
     exit::CONFORMANT

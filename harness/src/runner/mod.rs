@@ -440,7 +440,9 @@ pub async fn run_scenario<C: Connect>(
         .into_iter()
         .find(|(label, _)| ending.is_some() && *label == state.label)
         .and_then(|(_, s)| s.rule.clone());
-    judged.retain(|r| Some(r) != interrupted.as_ref());
+    // (unless the ending's own failure is of that rule: a ping that met a dead receiver)
+    let ended_on = ending_root.as_ref().map(|r| &r.rule);
+    judged.retain(|r| Some(r) != interrupted.as_ref() || Some(r) == ended_on);
     for rule in scenario.rules.iter().filter(|r| !judged.contains(*r)) {
         let step = (Some(rule) == interrupted.as_ref()).then(|| state.label.clone());
         let check = match (&ending, &ending_root) {

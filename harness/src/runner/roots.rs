@@ -112,25 +112,28 @@ pub fn attribute(
             // a monitor judging the very message the step judged: one defect seen twice
             let own = c.step.as_ref().and_then(|s| own_rules.get(s));
             let judged_here = |rule: &String| own.is_some_and(|r| r.contains(rule));
-            wanted.into_iter().flatten().find_map(|rule| {
-                // a given rule explains a failure only if it failed before it, or, for the
-                // step's own rule, on the same message (a monitor, judging what it judged)
-                let monitor_seen = judged_here(&c.rule) && !judged_here(rule);
-                earlier_failure(&checks, &roots, i, rule)
-                    .or_else(|| {
-                        monitor_seen
-                            .then(|| same_message_failure(&checks, &roots, i, rule))
-                            .flatten()
-                    })
-                    .map(|r| (rule.clone(), checks[r].step.clone()))
-            })
-            // the same rule failed on the same message by a check listed before (a step's,
-            // then a monitor's): one defect seen twice
-            .or_else(|| {
-                same_message_failure(&checks, &roots, i, &c.rule)
-                    .filter(|r| *r < i)
-                    .map(|r| (c.rule.clone(), checks[r].step.clone()))
-            })
+            wanted
+                .into_iter()
+                .flatten()
+                .find_map(|rule| {
+                    // a given rule explains a failure only if it failed before it, or, for the
+                    // step's own rule, on the same message (a monitor, judging what it judged)
+                    let monitor_seen = judged_here(&c.rule) && !judged_here(rule);
+                    earlier_failure(&checks, &roots, i, rule)
+                        .or_else(|| {
+                            monitor_seen
+                                .then(|| same_message_failure(&checks, &roots, i, rule))
+                                .flatten()
+                        })
+                        .map(|r| (rule.clone(), checks[r].step.clone()))
+                })
+                // the same rule failed on the same message by a check listed before (a step's,
+                // then a monitor's): one defect seen twice
+                .or_else(|| {
+                    same_message_failure(&checks, &roots, i, &c.rule)
+                        .filter(|r| *r < i)
+                        .map(|r| (c.rule.clone(), checks[r].step.clone()))
+                })
         };
         roots[i] = root.map(|(rule, step)| Root {
             rule,

@@ -179,8 +179,17 @@ pub fn builtin() -> Vec<Scenario> {
     out
 }
 
+/// The tag of scenarios that take minutes (soaks): a selection picks them only when it names
+/// them (`--scenario`) or the tag (`--tag soak`), never by default or by a rule they judge.
+pub const SOAK: &str = "soak";
+
+/// Whether a scenario is a soak (tagged [`SOAK`]).
+pub fn is_soak(s: &Scenario) -> bool {
+    s.tags.iter().flatten().any(|t| t == SOAK)
+}
+
 /// The scenarios a selection picks: by id (`only`), by a rule they judge, by tag; empty
-/// criteria pick everything. A name that picks nothing is an error.
+/// criteria pick everything but the soaks. A name that picks nothing is an error.
 pub fn select(
     all: Vec<Scenario>,
     only: &[String],
@@ -204,6 +213,7 @@ pub fn select(
         .filter(|s| only.is_empty() || only.contains(&s.id))
         .filter(|s| rules.is_empty() || s.rules.iter().any(|r| rules.contains(r)))
         .filter(|s| tags.is_empty() || tags.iter().any(|t| has_tag(s, t)))
+        .filter(|s| !is_soak(s) || only.contains(&s.id) || tags.iter().any(|t| t == SOAK))
         .collect();
     if picked.is_empty() {
         return Err("the selection picks no scenario (see `taskcheck list`)".into());

@@ -6,4 +6,6 @@ mod library;
 
 pub use document::Scenario;
 pub use format::*;
-pub use library::{builtin, builtin_texts, load_dir, parse, print, select, ScenarioError};
+pub use library::{
+    builtin, builtin_texts, is_soak, load_dir, parse, print, select, ScenarioError, SOAK,
+};

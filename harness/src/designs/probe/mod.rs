@@ -235,7 +235,7 @@ mod tests {
             .filter(|s| s.profile == PROBE)
             .collect();
         assert_eq!(scenarios.len(), 1);
-        let list = crate::inspect::list(&scenarios, &[], PROBE);
+        let list = crate::inspect::list(&scenarios, &[], 0, PROBE);
         assert!(list.contains("probe-get-shape"), "{list}");
         assert!(list.contains("tasks.probe.get-shape"), "{list}");
         let (coverage, complete) = crate::inspect::coverage(&scenarios, PROBE);

@@ -85,6 +85,7 @@ pub enum Fault {
     UnknownMethodInvalidParams,
     StdoutLogLine,
     CrashAfterCancel,
+    CrashAfterExpiry,
     TimestampsWithoutOffset,
     ProtocolErrorCompletes,
     ProgressAfterCompletion,
@@ -107,9 +108,10 @@ pub const HTTP_ONLY: [Fault; 5] = [
 /// Faults that only the stdio receiver can show (one writes on stdout, one exits, which over
 /// HTTP would end every session of the shared server, and one answers twice, which over HTTP
 /// has no second stream to go on).
-pub const STDIO_ONLY: [Fault; 3] = [
+pub const STDIO_ONLY: [Fault; 4] = [
     Fault::StdoutLogLine,
     Fault::CrashAfterCancel,
+    Fault::CrashAfterExpiry,
     Fault::AnswersCallTwice,
 ];
 
@@ -222,6 +224,7 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: MalformedIdInternalError, name: "malformed-id-internal-error", rules: &["tasks.errors.unknown-task-id"], description: "a `taskId` that is not a string gets -32603 (as the TypeScript SDK's schema validation answers)", may_also: &[], follows: &[] },
     FaultInfo { fault: StdoutLogLine, name: "stdout-log-line", rules: &["transport.stdio.stdout-only-mcp"], description: "(stdio) writes a log line on stdout with its fourth message", may_also: &[], follows: &[] },
     FaultInfo { fault: CrashAfterCancel, name: "crash-after-cancel", rules: &["wire.survives", "tasks.cancel.stop-execution"], description: "(stdio) exits when the work of a cancelled task ends (as the Python SDK 1.30.0 server does)", may_also: &["tasks.progress.stops-when-terminal"], follows: &[] },
+    FaultInfo { fault: CrashAfterExpiry, name: "crash-after-expiry", rules: &["wire.survives"], description: "(stdio) exits when the work of a task ends after its ttl elapsed and the task was deleted (as the Python SDK 1.30.0 server does)", may_also: &[], follows: &[] },
     FaultInfo { fault: TimestampsWithoutOffset, name: "timestamps-without-offset", rules: &["tasks.ttl.timestamps-rfc3339"], description: "timestamps are ISO 8601 local times without an offset (`2025-11-25T10:30:00.123`)", may_also: &[], follows: &[] },
     FaultInfo { fault: ProtocolErrorCompletes, name: "protocol-error-completes", rules: &["tasks.failed.protocol-error"], description: "a task whose request ends in a JSON-RPC error ends `completed`", may_also: &[], follows: &[] },
     FaultInfo { fault: ProgressAfterCompletion, name: "progress-after-completion", rules: &["tasks.progress.stops-when-terminal"], description: "sends one more progress notification 1.2 s after a task's work ended", may_also: &[], follows: &[] },

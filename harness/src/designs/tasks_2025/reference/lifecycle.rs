@@ -176,11 +176,14 @@ impl Reference {
                 TaskOutcome::Error(e),
             ),
         };
-        if let Some(t) = store.get(id) {
-            if t.status.is_terminal() && !force {
-                return;
+        match store.get(id) {
+            Some(t) if t.status.is_terminal() && !force => return,
+            Some(t) => t.outcome = Some(stored),
+            None if self.faults.has(Fault::CrashAfterExpiry) => {
+                eprintln!("taskcheck reference: cannot store the result of expired task {id}: exiting");
+                std::process::exit(70);
             }
-            t.outcome = Some(stored);
+            None => {}
         }
         let (status, message) = match (fails && was_cancelled, status) {
             (true, _) => (TaskStatus::Failed, None),

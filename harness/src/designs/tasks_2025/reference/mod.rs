@@ -141,6 +141,10 @@ impl Reference {
             }
             "tasks/get" => self.tasks_get(&params),
             "tasks/result" => self.tasks_result(&params).await,
+            "tasks/list" | "tasks/cancel" if self.faults.is(Variant::CallsOnly) => Err((
+                code::METHOD_NOT_FOUND,
+                format!("Method not found: {method} (not declared)"),
+            )),
             "tasks/list" if !self.faults.has(Fault::ListMethodMissing) => self.tasks_list(&params),
             "tasks/cancel" if !self.faults.has(Fault::CancelMethodMissing) => {
                 self.tasks_cancel(&params).await
@@ -184,6 +188,13 @@ impl Reference {
             caps.as_object_mut()
                 .expect("capabilities are an object")
                 .remove("tasks");
+        }
+        if let (true, Some(tasks)) = (
+            self.faults.is(Variant::CallsOnly),
+            caps["tasks"].as_object_mut(),
+        ) {
+            tasks.remove("list");
+            tasks.remove("cancel");
         }
         json!({
             "protocolVersion": PROTOCOL_VERSION,

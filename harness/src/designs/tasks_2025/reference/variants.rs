@@ -18,6 +18,7 @@ pub enum Variant {
     ExtraMeta,
     OwnTools,
     InputShownFirst,
+    CallsOnly,
 }
 
 /// Every variant.
@@ -76,5 +77,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: Variant::InputShownFirst,
         name: "input-shown-first",
         description: "a task waiting for input sends its elicitation only once a tasks/get has shown it input_required or a tasks/result asks for it (2 s at most)",
+    },
+    VariantInfo {
+        variant: Variant::CallsOnly,
+        name: "calls-only",
+        description: "declares tasks for tools/call only, no `tasks.list` or `tasks.cancel`, and answers both methods -32601 (Method not found)",
     },
 ];
