@@ -127,32 +127,67 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
     checks
 }
 
-/// A tasks request about a task that a CreateTaskResult to another request than tools/call
-/// handed out (a client taking that invalid response for a task); and the first such
-/// CreateTaskResult.
-fn foreign_tasks_followed(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
+/// What the client sent and got, as the requestor checks on task handles read it.
+enum Seen {
+    /// A request the client sent: its method, and the `taskId` it names (or "").
+    Request { seq: u64, method: String, task: String },
+    /// A result the client got: the method of the request it answers, and the task a
+    /// CreateTaskResult handed out.
+    Result { seq: u64, method: Option<String>, task: Option<String> },
+}
+
+/// Every request the client sent and result it got, in order.
+fn seen(entries: &[Entry]) -> Vec<Seen> {
     let mut methods = HashMap::new();
-    let mut foreign = HashMap::new();
-    let mut first = None;
+    let mut out = Vec::new();
     for e in entries {
         let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
             continue;
         };
         match (e.dir, msg) {
             (Direction::Out, MessageRef::Request { id, method, params }) => {
-                methods.insert(id.to_string(), method);
-                let about = matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel");
+                methods.insert(id.to_string(), method.to_string());
                 let task = params.get("taskId").map(wire::id_text).unwrap_or_default();
-                if let Some(answered) = foreign.get(&task).filter(|_| about) {
-                    let what = format!("{method} of task {task:?}, which a CreateTaskResult to {answered} handed out: {answered} supports no task, so that answer is invalid");
-                    return (Some((what, e.seq)), first);
-                }
+                out.push(Seen::Request { seq: e.seq, method: method.to_string(), task });
             }
             (Direction::In, MessageRef::Response { id, outcome: OutcomeRef::Result(r) }) => {
-                let method = methods.get(&id.to_string()).copied().unwrap_or("tools/call");
-                if let Some(task) = r.get("taskId").filter(|_| r["resultType"] == "task" && method != "tools/call") {
-                    foreign.insert(wire::id_text(task), method);
-                    first.get_or_insert(e.seq);
+                let task = r.get("taskId").filter(|_| r["resultType"] == "task");
+                out.push(Seen::Result {
+                    seq: e.seq,
+                    method: methods.get(&id.to_string()).cloned(),
+                    task: task.map(wire::id_text),
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether a request is about one task (its `taskId`).
+fn about_a_task(method: &str) -> bool {
+    matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
+}
+
+/// A tasks request about a task that a CreateTaskResult to another request than tools/call
+/// handed out (a client taking that invalid response for a task); and the first such
+/// CreateTaskResult.
+fn foreign_tasks_followed(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
+    let mut foreign = HashMap::new();
+    let mut first = None;
+    for seen in seen(entries) {
+        match seen {
+            Seen::Request { seq, method, task } if about_a_task(&method) => {
+                if let Some(answered) = foreign.get(&task) {
+                    let what = format!("{method} of task {task:?}, which a CreateTaskResult to {answered} handed out: {answered} supports no task, so that answer is invalid");
+                    return (Some((what, seq)), first);
+                }
+            }
+            Seen::Result { seq, method, task: Some(task) } => {
+                let method = method.unwrap_or_else(|| "tools/call".into());
+                if method != "tools/call" {
+                    foreign.insert(task, method);
+                    first.get_or_insert(seq);
                 }
             }
             _ => {}
@@ -172,7 +207,7 @@ fn routing_names(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
         let Ok(MessageRef::Request { method, params, .. }) = wire::classify_ref(message) else {
             continue;
         };
-        if !matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
+        if !about_a_task(method) {
             continue;
         }
         first.get_or_insert(e.seq);
@@ -190,35 +225,21 @@ fn routing_names(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
 /// answered with its plain result (a client taking that result for a task); and the first such
 /// plain result.
 fn phantom_tasks(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
-    let mut calls = HashMap::new();
     let mut handed = BTreeSet::new();
     let mut plain = None;
-    for e in entries {
-        let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
-            continue;
-        };
-        match (e.dir, msg) {
-            (Direction::Out, MessageRef::Request { id, method, params }) => {
-                if method == "tools/call" {
-                    calls.insert(id.to_string(), ());
-                }
-                let about = matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel");
-                let task = params.get("taskId").map(wire::id_text).unwrap_or_default();
-                if about && plain.is_some() && !handed.contains(&task) {
+    for seen in seen(entries) {
+        match seen {
+            Seen::Request { seq, method, task } if about_a_task(&method) => {
+                if plain.is_some() && !handed.contains(&task) {
                     let what = format!("{method} of task {task:?}, which no CreateTaskResult handed out, after a tools/call was answered with its result");
-                    return (Some((what, e.seq)), plain);
+                    return (Some((what, seq)), plain);
                 }
             }
-            (Direction::In, MessageRef::Response { id, outcome: OutcomeRef::Result(r) }) => {
-                match r.get("taskId").filter(|_| r["resultType"] == "task") {
-                    Some(task) => {
-                        handed.insert(wire::id_text(task));
-                    }
-                    None if calls.contains_key(&id.to_string()) => {
-                        plain.get_or_insert(e.seq);
-                    }
-                    None => {}
-                }
+            Seen::Result { task: Some(task), .. } => {
+                handed.insert(task);
+            }
+            Seen::Result { seq, method, task: None } if method.as_deref() == Some("tools/call") => {
+                plain.get_or_insert(seq);
             }
             _ => {}
         }
