@@ -46,7 +46,8 @@ compare() {
 }
 
 # check NAME TRANSPORT COMMAND ARGS...: one run (`run` for a server, `client` for a client),
-# its reports, and the comparison; PROFILE (default 2025-11-25) is the design of Tasks judged
+# its reports, and the comparison; PROFILE (default 2025-11-25) is the design of Tasks judged,
+# SCALE (default 3) its --timeout-scale
 check() {
   local name=$1 transport=$2
   shift 2
@@ -57,7 +58,7 @@ check() {
   # each SDK release implements one design, named, so no run spends a start on detection;
   # the configurations run side by side on two cores, so each keeps to two sessions at a time
   # (eight Python servers starting at once per run starve the other runs' servers)
-  "$taskcheck" "$@" --profile "${PROFILE:-2025-11-25}" --timeout-scale 3 --jobs 2 --report-json "$now/report.json" --report-md "$now/report.md" \
+  "$taskcheck" "$@" --profile "${PROFILE:-2025-11-25}" --timeout-scale "${SCALE:-3}" --jobs 2 --report-json "$now/report.json" --report-md "$now/report.md" \
     --report-html "$now/report.html" >"$now/terminal.txt" 2>&1 || true
   echo "$name over $transport: $(tail -n 1 "$now/terminal.txt") [$((SECONDS - start)) s]"
   if ((update)); then
@@ -185,6 +186,7 @@ npm_install() {
 
 typescript_sdk() {
   server typescript-sdk-1.32.2 stdio --stdio "node interop/typescript/server.mjs"
+  check typescript-sdk-1.32.2+calls-only stdio run --stdio "node interop/typescript/server.mjs --calls-only"
   check typescript-sdk-1.32.2+no-tasks stdio run --stdio "node interop/typescript/server.mjs --no-tasks"
   # the SDK's Client as a task receiver: taskcheck plays its server
   check typescript-sdk-1.32.2-client stdio client --stdio --command "node interop/typescript/client.mjs"
@@ -244,6 +246,12 @@ rust_sdk() {
   # the capabilities #[task_handler] and #[tool_handler] declare when get_info is not written
   check rust-rmcp-2.2.0+default-capabilities stdio run --stdio "$target/fixture --default-capabilities"
   check rust-rmcp-2.2.0+no-task-handler stdio run --stdio "$target/fixture-no-task-handler"
+}
+
+# opt-in (about five minutes, not among the default groups): the soak scenarios alone, at
+# scale 1 (their waits are what they prove: the store's five-minute clean-up)
+rust_soak() {
+  SCALE=1 check rust-rmcp-2.2.0+soak stdio run --stdio "$installs/rust-target/fixture" --tag soak
 }
 
 # rmcp 3.x implements the Tasks extension (2026-07-28), not 2025-11-25 tasks
