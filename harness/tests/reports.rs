@@ -511,7 +511,7 @@ fn filters_select_scenarios_and_list_shows_the_selection() {
     };
     let (code, out) = text(&["list", "--tag", "http"]);
     assert_eq!(code, Some(0));
-    assert!(out.starts_with("2 scenario(s):"), "{out}");
+    assert!(out.starts_with("3 scenario(s):"), "{out}");
     assert!(
         out.contains("isolation-contexts") && !out.contains("create-poll-result  "),
         "{out}"

@@ -189,10 +189,8 @@ impl Reference {
                 .expect("capabilities are an object")
                 .remove("tasks");
         }
-        if let (true, Some(tasks)) = (
-            self.faults.is(Variant::CallsOnly),
-            caps["tasks"].as_object_mut(),
-        ) {
+        let tasks = caps.get_mut("tasks").and_then(Value::as_object_mut);
+        if let (true, Some(tasks)) = (self.faults.is(Variant::CallsOnly), tasks) {
             tasks.remove("list");
             tasks.remove("cancel");
         }
