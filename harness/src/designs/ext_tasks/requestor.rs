@@ -229,11 +229,11 @@ fn phantom_tasks(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
     let mut plain = None;
     for seen in seen(entries) {
         match seen {
-            Seen::Request { seq, method, task } if about_a_task(&method) => {
-                if plain.is_some() && !handed.contains(&task) {
-                    let what = format!("{method} of task {task:?}, which no CreateTaskResult handed out, after a tools/call was answered with its result");
-                    return (Some((what, seq)), plain);
-                }
+            Seen::Request { seq, method, task }
+                if about_a_task(&method) && plain.is_some() && !handed.contains(&task) =>
+            {
+                let what = format!("{method} of task {task:?}, which no CreateTaskResult handed out, after a tools/call was answered with its result");
+                return (Some((what, seq)), plain);
             }
             Seen::Result { task: Some(task), .. } => {
                 handed.insert(task);
