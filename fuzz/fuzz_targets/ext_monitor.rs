@@ -5,8 +5,8 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use mcp_taskcheck::monitor::Context;
 use mcp_taskcheck::designs::ext_tasks::monitor::judge;
+use mcp_taskcheck::monitor::Context;
 use mcp_taskcheck::trace::{Direction, Entry};
 use mcp_taskcheck::verdict::Verdict;
 use serde_json::{json, Value};

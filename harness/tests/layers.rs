@@ -296,3 +296,15 @@ fn the_core_imports_only_the_core() {
         "core files importing a higher layer: {upward:?}"
     );
 }
+
+/// rustfmt formats a module only where it is declared outside a macro: a `mod` a macro
+/// declares (`pub mod $folder;`) and everything below it would never be formatted.
+#[test]
+fn no_module_is_declared_inside_a_macro() {
+    let inside: Vec<String> = modules()
+        .into_iter()
+        .filter(|(_, code)| code.contains("mod $"))
+        .map(|(module, _)| module)
+        .collect();
+    assert!(inside.is_empty(), "modules declared by a macro: {inside:?}");
+}

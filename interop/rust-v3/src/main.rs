@@ -70,11 +70,13 @@ fn elicitation(message: &str, field: &str, kind: &str) -> InputRequest {
         "required": [field],
     }))
     .expect("a valid elicitation schema");
-    InputRequest::Elicitation(ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: message.into(),
-        requested_schema: schema,
-    }))
+    InputRequest::Elicitation(ElicitRequest::new(
+        ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: message.into(),
+            requested_schema: schema,
+        },
+    ))
 }
 
 /// The string an elicitation answer gave for `field` ("?" when it gave none).
@@ -88,7 +90,9 @@ fn answered(answer: &Value, field: &str) -> String {
 
 /// Asks one input request of a running task and waits for its answer.
 async fn ask(ctx: &TaskContext, key: &str, message: &str, field: &str) -> Result<String, TaskExit> {
-    let answer = ctx.request_input(key, elicitation(message, field, "string")).await?;
+    let answer = ctx
+        .request_input(key, elicitation(message, field, "string"))
+        .await?;
     Ok(answered(&answer, field))
 }
 
@@ -109,7 +113,10 @@ impl Fixtures {
     }
 
     #[tool(description = "taskcheck fixture optional_sleep")]
-    async fn optional_sleep(&self, Parameters(Sleep { ms }): Parameters<Sleep>) -> Result<CallToolResult, McpError> {
+    async fn optional_sleep(
+        &self,
+        Parameters(Sleep { ms }): Parameters<Sleep>,
+    ) -> Result<CallToolResult, McpError> {
         sleep(ms).await;
         Ok(text(format!("slept {ms}")))
     }
@@ -120,13 +127,21 @@ impl Fixtures {
     }
 
     #[tool(description = "taskcheck fixture tool_error")]
-    async fn tool_error(&self, Parameters(Sleep { ms }): Parameters<Sleep>) -> Result<CallToolResult, McpError> {
+    async fn tool_error(
+        &self,
+        Parameters(Sleep { ms }): Parameters<Sleep>,
+    ) -> Result<CallToolResult, McpError> {
         sleep(ms).await;
-        Ok(CallToolResult::error(vec![ContentBlock::text("tool_error failed")]))
+        Ok(CallToolResult::error(vec![ContentBlock::text(
+            "tool_error failed",
+        )]))
     }
 
     #[tool(description = "taskcheck fixture protocol_error")]
-    async fn protocol_error(&self, Parameters(Sleep { ms }): Parameters<Sleep>) -> Result<CallToolResult, McpError> {
+    async fn protocol_error(
+        &self,
+        Parameters(Sleep { ms }): Parameters<Sleep>,
+    ) -> Result<CallToolResult, McpError> {
         sleep(ms).await;
         Err(McpError::internal_error("protocol_error failed", None))
     }
@@ -154,12 +169,18 @@ impl Fixtures {
     // the official conformance suite's tasks fixtures (interop/calibrate.sh)
 
     #[tool(description = "official conformance fixture greet: never a task")]
-    async fn greet(&self, Parameters(Greet { name }): Parameters<Greet>) -> Result<CallToolResult, McpError> {
+    async fn greet(
+        &self,
+        Parameters(Greet { name }): Parameters<Greet>,
+    ) -> Result<CallToolResult, McpError> {
         Ok(text(format!("Hello, {name}!")))
     }
 
     #[tool(description = "official conformance fixture slow_compute: sleeps `seconds`")]
-    async fn slow_compute(&self, Parameters(c): Parameters<Compute>) -> Result<CallToolResult, McpError> {
+    async fn slow_compute(
+        &self,
+        Parameters(c): Parameters<Compute>,
+    ) -> Result<CallToolResult, McpError> {
         sleep(seconds_ms(c.seconds)).await;
         Ok(text(format!("{} done", c.label)))
     }
@@ -175,7 +196,10 @@ impl Fixtures {
     }
 
     #[tool(description = "official conformance fixture confirm_delete: only as a task")]
-    async fn confirm_delete(&self, Parameters(_d): Parameters<Delete>) -> Result<CallToolResult, McpError> {
+    async fn confirm_delete(
+        &self,
+        Parameters(_d): Parameters<Delete>,
+    ) -> Result<CallToolResult, McpError> {
         Err(needs_tasks())
     }
 
@@ -207,41 +231,85 @@ fn pre_task_question(name: &str) -> Option<(&'static str, &'static str, &'static
 
 /// The error of a tool that runs only as a task, called without the extension.
 fn needs_tasks() -> McpError {
-    McpError::missing_required_client_capability(ClientCapabilities::builder().enable_tasks().build())
+    McpError::missing_required_client_capability(
+        ClientCapabilities::builder().enable_tasks().build(),
+    )
 }
 
 /// The work of a fixture tool run as a task.
-async fn work(name: &str, args: Value, confirmed: Option<String>, ctx: TaskContext) -> Result<CallToolResult, TaskExit> {
+async fn work(
+    name: &str,
+    args: Value,
+    confirmed: Option<String>,
+    ctx: TaskContext,
+) -> Result<CallToolResult, TaskExit> {
     let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
     let run = async {
         sleep(ms).await;
         match name {
             "slow_compute" => {
-                sleep(seconds_ms(args.get("seconds").and_then(Value::as_f64).unwrap_or(0.0))).await;
-                Ok(text(format!("{} done", args.get("label").and_then(Value::as_str).unwrap_or_default())))
+                sleep(seconds_ms(
+                    args.get("seconds").and_then(Value::as_f64).unwrap_or(0.0),
+                ))
+                .await;
+                Ok(text(format!(
+                    "{} done",
+                    args.get("label")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                )))
             }
             "failing_job" => {
                 sleep(1000).await;
-                Ok(CallToolResult::error(vec![ContentBlock::text("failing_job failed")]))
+                Ok(CallToolResult::error(vec![ContentBlock::text(
+                    "failing_job failed",
+                )]))
             }
-            "protocol_error_job" => Err(TaskExit::Error(McpError::internal_error("protocol_error_job failed", None))),
+            "protocol_error_job" => Err(TaskExit::Error(McpError::internal_error(
+                "protocol_error_job failed",
+                None,
+            ))),
             "confirm_delete" => {
-                let file = args.get("filename").and_then(Value::as_str).unwrap_or_default().to_string();
-                let answer = ctx.request_input("confirm", elicitation("Delete the file?", "confirm", "boolean")).await?;
+                let file = args
+                    .get("filename")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                let answer = ctx
+                    .request_input(
+                        "confirm",
+                        elicitation("Delete the file?", "confirm", "boolean"),
+                    )
+                    .await?;
                 let confirmed = answer.pointer("/content/confirm") == Some(&json!(true));
-                Ok(text(format!("{} {file}", if confirmed { "Deleted" } else { "Kept" })))
+                Ok(text(format!(
+                    "{} {file}",
+                    if confirmed { "Deleted" } else { "Kept" }
+                )))
             }
             "multi_input" => {
                 let (one, two) = tokio::join!(
                     ctx.request_input("first", elicitation("First input?", "name", "string")),
                     ctx.request_input("second", elicitation("Second input?", "name", "string")),
                 );
-                Ok(text(format!("Received {} and {}", answered(&one?, "name"), answered(&two?, "name"))))
+                Ok(text(format!(
+                    "Received {} and {}",
+                    answered(&one?, "name"),
+                    answered(&two?, "name")
+                )))
             }
             "test_tool_with_task" => Ok(text(format!("Hello, {}!", confirmed.unwrap_or_default()))),
-            "tool_error" => Ok(CallToolResult::error(vec![ContentBlock::text("tool_error failed")])),
-            "protocol_error" => Err(TaskExit::Error(McpError::internal_error("protocol_error failed", None))),
-            "elicit_input" => Ok(text(format!("Hello, {}!", ask(&ctx, "name", "Please enter your name.", "name").await?))),
+            "tool_error" => Ok(CallToolResult::error(vec![ContentBlock::text(
+                "tool_error failed",
+            )])),
+            "protocol_error" => Err(TaskExit::Error(McpError::internal_error(
+                "protocol_error failed",
+                None,
+            ))),
+            "elicit_input" => Ok(text(format!(
+                "Hello, {}!",
+                ask(&ctx, "name", "Please enter your name.", "name").await?
+            ))),
             "elicit_pair" => {
                 let (first, last) = tokio::join!(
                     ask(&ctx, "first", "Your first name?", "first"),
@@ -254,7 +322,10 @@ async fn work(name: &str, args: Value, confirmed: Option<String>, ctx: TaskConte
                 let two = ask(&ctx, "second", "Second answer?", "value").await?;
                 Ok(text(format!("{one} then {two}")))
             }
-            "confirm_first" => Ok(text(format!("Confirmed: {}", confirmed.unwrap_or_default()))),
+            "confirm_first" => Ok(text(format!(
+                "Confirmed: {}",
+                confirmed.unwrap_or_default()
+            ))),
             _ => Ok(text(format!("slept {ms}"))),
         }
     };
@@ -273,7 +344,9 @@ impl ServerHandler for Fixtures {
     ) -> Result<CallToolResponse, McpError> {
         // the server decides per request, and never makes a task for one that does not
         // declare the extension
-        let client_supports_tasks = context.client_capabilities().is_some_and(|caps| caps.supports_tasks());
+        let client_supports_tasks = context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks());
         let name = request.name.to_string();
         let fixture = self.tool_router.list_all().iter().any(|t| t.name == name);
         // greet never makes a task
@@ -287,7 +360,9 @@ impl ServerHandler for Fixtures {
             // the question is asked over an InputRequiredResult before the task exists
             let answer = request.input_responses.as_ref().and_then(|r| r.get(key));
             match (request.request_state.as_deref(), answer) {
-                (Some(state), Some(answer)) if state == name => confirmed = Some(answered(answer, field)),
+                (Some(state), Some(answer)) if state == name => {
+                    confirmed = Some(answered(answer, field))
+                }
                 _ => {
                     let mut asks = InputRequests::new();
                     asks.insert(key.into(), elicitation(message, field, "string"));
@@ -311,20 +386,38 @@ impl ServerHandler for Fixtures {
         Ok(ListToolsResult::with_all_items(self.tool_router.list_all()))
     }
 
-    async fn get_task(&self, request: GetTaskParams, _context: RequestContext<RoleServer>) -> Result<GetTaskResult, McpError> {
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
         Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
     }
 
-    async fn update_task(&self, request: UpdateTaskParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
-        self.tasks.update_task(&request.task_id, request.input_responses)
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks
+            .update_task(&request.task_id, request.input_responses)
     }
 
-    async fn cancel_task(&self, request: CancelTaskParams, _context: RequestContext<RoleServer>) -> Result<(), McpError> {
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
         self.tasks.cancel_task(&request.task_id)
     }
 
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tasks().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tasks()
+                .build(),
+        )
     }
 }
 
@@ -332,7 +425,9 @@ impl ServerHandler for Fixtures {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tasks = TaskManager::new();
     if std::env::args().any(|a| a == "--http") {
-        use rmcp::transport::streamable_http_server::{session::local::LocalSessionManager, StreamableHttpService};
+        use rmcp::transport::streamable_http_server::{
+            session::local::LocalSessionManager, StreamableHttpService,
+        };
         let service = StreamableHttpService::new(
             move || Ok(Fixtures::new(tasks.clone())),
             Arc::new(LocalSessionManager::default()),

@@ -18,13 +18,13 @@ use std::time::Duration;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock as Content, ErrorData as McpError, ProgressNotificationParam, ServerCapabilities,
-    ServerInfo, TasksCapability,
+    CallToolResult, ContentBlock as Content, ErrorData as McpError, ProgressNotificationParam,
+    ServerCapabilities, ServerInfo, TasksCapability,
 };
 use rmcp::service::RequestContext;
-use rmcp::task_manager::OperationProcessor;
 #[cfg(not(feature = "no-task-handler"))]
 use rmcp::task_handler;
+use rmcp::task_manager::OperationProcessor;
 use rmcp::{schemars, tool, tool_handler, tool_router, RoleServer, ServerHandler, ServiceExt};
 use serde::Deserialize;
 use tokio::sync::Mutex;
@@ -60,7 +60,10 @@ rmcp::elicit_safe!(Answer);
 struct Fixtures {
     #[allow(dead_code, reason = "the tool_handler macro reads it")]
     tool_router: ToolRouter<Self>,
-    #[cfg_attr(feature = "no-task-handler", allow(dead_code, reason = "only #[task_handler] reads it"))]
+    #[cfg_attr(
+        feature = "no-task-handler",
+        allow(dead_code, reason = "only #[task_handler] reads it")
+    )]
     processor: Arc<Mutex<OperationProcessor>>,
 }
 
@@ -82,54 +85,102 @@ impl Fixtures {
     }
 
     #[tool(description = "taskcheck fixture sync_echo")]
-    async fn sync_echo(&self, Parameters(Echo { text: t }): Parameters<Echo>) -> Result<CallToolResult, McpError> {
+    async fn sync_echo(
+        &self,
+        Parameters(Echo { text: t }): Parameters<Echo>,
+    ) -> Result<CallToolResult, McpError> {
         Ok(text(t))
     }
 
-    #[tool(description = "taskcheck fixture forbidden_echo", execution(task_support = "forbidden"))]
-    async fn forbidden_echo(&self, Parameters(Echo { text: t }): Parameters<Echo>) -> Result<CallToolResult, McpError> {
+    #[tool(
+        description = "taskcheck fixture forbidden_echo",
+        execution(task_support = "forbidden")
+    )]
+    async fn forbidden_echo(
+        &self,
+        Parameters(Echo { text: t }): Parameters<Echo>,
+    ) -> Result<CallToolResult, McpError> {
         Ok(text(t))
     }
 
-    #[tool(description = "taskcheck fixture optional_sleep", execution(task_support = "optional"))]
-    async fn optional_sleep(&self, Parameters(Sleep { ms }): Parameters<Sleep>) -> Result<CallToolResult, McpError> {
+    #[tool(
+        description = "taskcheck fixture optional_sleep",
+        execution(task_support = "optional")
+    )]
+    async fn optional_sleep(
+        &self,
+        Parameters(Sleep { ms }): Parameters<Sleep>,
+    ) -> Result<CallToolResult, McpError> {
         sleep(ms).await;
         Ok(text(format!("slept {ms}")))
     }
 
-    #[tool(description = "taskcheck fixture required_sleep", execution(task_support = "required"))]
-    async fn required_sleep(&self, Parameters(Sleep { ms }): Parameters<Sleep>) -> Result<CallToolResult, McpError> {
+    #[tool(
+        description = "taskcheck fixture required_sleep",
+        execution(task_support = "required")
+    )]
+    async fn required_sleep(
+        &self,
+        Parameters(Sleep { ms }): Parameters<Sleep>,
+    ) -> Result<CallToolResult, McpError> {
         sleep(ms).await;
         Ok(text(format!("slept {ms}")))
     }
 
-    #[tool(description = "taskcheck fixture tool_error", execution(task_support = "optional"))]
-    async fn tool_error(&self, Parameters(Sleep { ms }): Parameters<Sleep>) -> Result<CallToolResult, McpError> {
+    #[tool(
+        description = "taskcheck fixture tool_error",
+        execution(task_support = "optional")
+    )]
+    async fn tool_error(
+        &self,
+        Parameters(Sleep { ms }): Parameters<Sleep>,
+    ) -> Result<CallToolResult, McpError> {
         sleep(ms).await;
-        Ok(CallToolResult::error(vec![Content::text("tool_error failed")]))
+        Ok(CallToolResult::error(vec![Content::text(
+            "tool_error failed",
+        )]))
     }
 
-    #[tool(description = "taskcheck fixture protocol_error", execution(task_support = "optional"))]
-    async fn protocol_error(&self, Parameters(Sleep { ms }): Parameters<Sleep>) -> Result<CallToolResult, McpError> {
+    #[tool(
+        description = "taskcheck fixture protocol_error",
+        execution(task_support = "optional")
+    )]
+    async fn protocol_error(
+        &self,
+        Parameters(Sleep { ms }): Parameters<Sleep>,
+    ) -> Result<CallToolResult, McpError> {
         sleep(ms).await;
         Err(McpError::internal_error("protocol_error failed", None))
     }
 
-    #[tool(description = "taskcheck fixture elicit_input", execution(task_support = "optional"))]
+    #[tool(
+        description = "taskcheck fixture elicit_input",
+        execution(task_support = "optional")
+    )]
     async fn elicit_input(
         &self,
         Parameters(Sleep { ms }): Parameters<Sleep>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         sleep(ms).await;
-        match context.peer.elicit::<Answer>("taskcheck asks for an answer").await {
+        match context
+            .peer
+            .elicit::<Answer>("taskcheck asks for an answer")
+            .await
+        {
             Ok(Some(a)) => Ok(text(a.answer)),
             Ok(None) => Ok(text("declined")),
-            Err(e) => Err(McpError::internal_error(format!("elicitation failed: {e}"), None)),
+            Err(e) => Err(McpError::internal_error(
+                format!("elicitation failed: {e}"),
+                None,
+            )),
         }
     }
 
-    #[tool(description = "taskcheck fixture progress_sleep", execution(task_support = "optional"))]
+    #[tool(
+        description = "taskcheck fixture progress_sleep",
+        execution(task_support = "optional")
+    )]
     async fn progress_sleep(
         &self,
         Parameters(Progress { ms, steps }): Parameters<Progress>,
@@ -155,7 +206,12 @@ impl ServerHandler for Fixtures {
     fn get_info(&self) -> ServerInfo {
         if std::env::args().any(|a| a == "--default-capabilities") {
             // what #[tool_handler] beside #[task_handler] generate when get_info is not written
-            return ServerInfo::new(ServerCapabilities::builder().enable_tools().enable_tasks().build());
+            return ServerInfo::new(
+                ServerCapabilities::builder()
+                    .enable_tools()
+                    .enable_tasks()
+                    .build(),
+            );
         }
         let mut capabilities = ServerCapabilities::builder().enable_tools().build();
         if cfg!(not(feature = "no-task-handler")) {
@@ -168,7 +224,9 @@ impl ServerHandler for Fixtures {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().any(|a| a == "--http") {
-        use rmcp::transport::streamable_http_server::{session::local::LocalSessionManager, StreamableHttpService};
+        use rmcp::transport::streamable_http_server::{
+            session::local::LocalSessionManager, StreamableHttpService,
+        };
         let service = StreamableHttpService::new(
             || Ok(Fixtures::new()),
             Arc::new(LocalSessionManager::default()),

@@ -18,7 +18,10 @@ pub async fn observe_task(
 ) -> Result<Observed, String> {
     let start = Instant::now();
     let mut seen = Observed::default();
-    let created = match outcome(session.request("tools/call", call, limit).await, "tools/call")? {
+    let created = match outcome(
+        session.request("tools/call", call, limit).await,
+        "tools/call",
+    )? {
         Outcome::Result(r) => r,
         Outcome::Error(e) => {
             seen.status = "failed".into();
@@ -43,7 +46,9 @@ pub async fn observe_task(
             return Err(format!("still not done after {} ms", limit.as_millis()));
         }
         let task = match outcome(
-            session.request("tasks/get", json!({"taskId": id}), limit).await,
+            session
+                .request("tasks/get", json!({"taskId": id}), limit)
+                .await,
             "tasks/get",
         )? {
             Outcome::Result(t) => t,

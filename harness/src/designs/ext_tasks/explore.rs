@@ -3,8 +3,8 @@
 //! tasks/update, a task followed to its end by polling (there is no tasks/result), and
 //! cancellation as the acknowledgement it is. tasks/list does not exist: a `List` is left out.
 
-use crate::explore::ops::{fixture_call, send, step, Offer, Op, Steps};
 use super::{EXTENSION, META_CAPABILITIES};
+use crate::explore::ops::{fixture_call, send, step, Offer, Op, Steps};
 use crate::scenario::{Expect, StepKind};
 use serde_json::json;
 

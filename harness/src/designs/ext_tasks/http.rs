@@ -4,8 +4,8 @@
 //! answers with the HTTP status the core revision gives each error; a request from a page of
 //! another origin gets 403 (DNS rebinding).
 
-use super::reference::ExtReference;
 use super::faults::{Fault, Faults};
+use super::reference::ExtReference;
 use crate::reference::record::Recorder;
 use crate::transport::http_server::{json_body, stream_of};
 use crate::transport::routing::{self, METHOD_HEADER, NAME_HEADER, VERSION_HEADER};

@@ -37,9 +37,9 @@ pub async fn task(run: &dyn LoadRun, i: usize) -> Result<(), String> {
             Outcome::Result(t) => t,
             Outcome::Error(e) if !found => {
                 return Err(format!(
-                "ext-tasks.create.durable: tasks/get after the CreateTaskResult answered {}",
-                short(e)
-            ))
+                    "ext-tasks.create.durable: tasks/get after the CreateTaskResult answered {}",
+                    short(e)
+                ))
             }
             Outcome::Error(e) => {
                 return Err(format!(

@@ -3,30 +3,30 @@
 //! version and client capabilities in `_meta`), its monitors and its reference receiver.
 //! Its rules are in `catalogue/ext-tasks.yaml`, its scenarios in `scenarios/ext-tasks/server/`.
 
-pub mod faults;
-pub mod http;
-pub mod monitor;
-pub mod official_tools;
 mod calibrate;
 mod explore;
+pub mod faults;
+pub mod http;
 mod load;
+pub mod monitor;
+pub mod official_tools;
 pub mod reference;
 pub mod requestor;
 pub mod schema_types;
 pub mod variants;
 
 use super::ExtTasks;
-use crate::explore::ops::{Offer, Op, Steps};
 use crate::design::{
     Design, LoadRun, NotServed, ReferenceReceiver, ReferenceRequestor, ServeOptions, Unspoken,
 };
+use crate::explore::ops::{Offer, Op, Steps};
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::FaultEntry;
-use faults::Faults;
-use crate::transport::{Cause, ReceiverKind};
 use crate::session::{RequestError, ServerInfo, Session};
 use crate::trace::Entry;
+use crate::transport::{Cause, ReceiverKind};
 use crate::wire::Outcome;
+use faults::Faults;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Map, Value};
@@ -101,7 +101,10 @@ impl Design for ExtTasks {
         open(session, capabilities).boxed()
     }
 
-    fn ask_speaks<'a>(&self, session: &'a Session) -> Option<BoxFuture<'a, Result<String, Unspoken>>> {
+    fn ask_speaks<'a>(
+        &self,
+        session: &'a Session,
+    ) -> Option<BoxFuture<'a, Result<String, Unspoken>>> {
         let caps = self.default_client_capabilities();
         Some(
             async move {
@@ -231,7 +234,10 @@ impl Design for ExtTasks {
     }
 
     fn faults(&self) -> Vec<FaultEntry> {
-        faults::FAULTS.iter().map(faults::FaultInfo::entry).collect()
+        faults::FAULTS
+            .iter()
+            .map(faults::FaultInfo::entry)
+            .collect()
     }
 
     fn reference(&self) -> &'static dyn ReferenceReceiver {
@@ -286,10 +292,18 @@ struct Requestor;
 
 impl ReferenceRequestor for Requestor {
     fn faults(&self) -> Vec<FaultEntry> {
-        reference::requestor::FAULTS.iter().map(|f| f.entry()).collect()
+        reference::requestor::FAULTS
+            .iter()
+            .map(|f| f.entry())
+            .collect()
     }
 
-    fn run(&self, command: String, ask: Value, names: Vec<String>) -> BoxFuture<'static, Result<(), NotServed>> {
+    fn run(
+        &self,
+        command: String,
+        ask: Value,
+        names: Vec<String>,
+    ) -> BoxFuture<'static, Result<(), NotServed>> {
         async move {
             let list: Vec<_> = reference::requestor::FAULTS.iter().collect();
             let command_name = "reference-requestor --profile ext-tasks";

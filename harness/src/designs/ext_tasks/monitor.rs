@@ -403,9 +403,12 @@ impl Monitor {
                     "roots/list" => "roots",
                     _ => return None,
                 };
-                caps.get(needs)
-                    .is_none()
-                    .then(|| format!("{key:?} is {method}, and the {} request declared no `{needs}`", asked.method))
+                caps.get(needs).is_none().then(|| {
+                    format!(
+                        "{key:?} is {method}, and the {} request declared no `{needs}`",
+                        asked.method
+                    )
+                })
             })
             .collect();
         self.find(
@@ -722,21 +725,39 @@ mod tests {
     fn expiry(at_ms: u64, cancelled: bool) -> Judgement {
         let task = json!({"taskId": "t", "status": "working", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1000, "resultType": "task"});
         let found = json!({"taskId": "t", "status": "completed", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1000, "resultType": "complete", "result": {"content": []}});
-        let request = |id: u64, method: &str, params: Value| {
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-        };
+        let request = |id: u64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let answer = |id: u64, result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
         let mut trace = vec![
-            (0, Direction::Out, request(1, "tools/call", json!({"name": "optional_sleep"}))),
+            (
+                0,
+                Direction::Out,
+                request(1, "tools/call", json!({"name": "optional_sleep"})),
+            ),
             (10, Direction::In, answer(1, task)),
-            (100, Direction::Out, request(2, "tasks/get", json!({"taskId": "t"}))),
+            (
+                100,
+                Direction::Out,
+                request(2, "tasks/get", json!({"taskId": "t"})),
+            ),
             (110, Direction::In, answer(2, found)),
         ];
         if cancelled {
-            trace.push((150, Direction::Out, request(3, "tasks/cancel", json!({"taskId": "t"}))));
-            trace.push((160, Direction::In, answer(3, json!({"resultType": "complete"}))));
+            trace.push((
+                150,
+                Direction::Out,
+                request(3, "tasks/cancel", json!({"taskId": "t"})),
+            ));
+            trace.push((
+                160,
+                Direction::In,
+                answer(3, json!({"resultType": "complete"})),
+            ));
         }
-        trace.push((at_ms, Direction::Out, request(4, "tasks/get", json!({"taskId": "t"}))));
+        trace.push((
+            at_ms,
+            Direction::Out,
+            request(4, "tasks/get", json!({"taskId": "t"})),
+        ));
         trace.push((at_ms + 5, Direction::In, json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "Task not found"}})));
         let entries: Vec<Entry> = trace
             .into_iter()

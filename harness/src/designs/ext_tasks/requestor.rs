@@ -3,8 +3,8 @@
 //! with tasks/update, and cancels.
 
 use crate::requestor::polls::{Polls, Shape, POLL_SHARE};
-use crate::transport::routing::{self, NAME_HEADER};
 use crate::trace::{Direction, Entry};
+use crate::transport::routing::{self, NAME_HEADER};
 use crate::verdict::Check;
 use crate::wire::{self, MessageRef, OutcomeRef};
 use serde_json::Value;
@@ -54,13 +54,14 @@ fn task_of(method: &str, _params: &Value, result: &Value) -> Option<Value> {
 pub fn judge(entries: &[Entry]) -> Vec<Check> {
     let polls = Polls::watch(entries, &SHAPE);
     let mut checks = Vec::new();
-    let mut judge = |rule: &str, broken: Option<(String, u64)>, exercised: Option<u64>, held: &str| {
-        match (broken, exercised) {
+    let mut judge =
+        |rule: &str, broken: Option<(String, u64)>, seen: Option<u64>, held: &str| match (
+            broken, seen,
+        ) {
             (Some((what, seq)), _) => checks.push(Check::judged(rule, false, what, vec![seq])),
             (None, Some(seq)) => checks.push(Check::judged(rule, true, held, vec![seq])),
             (None, None) => {}
-        }
-    };
+        };
     judge(
         RESPECTS_POLL,
         polls.too_fast.clone(),
@@ -77,7 +78,14 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         .input_unanswered("tasks/update")
         .into_iter()
         .next()
-        .map(|(id, seq)| (format!("task {id:?} showed input_required and the client sent no tasks/update for it"), seq));
+        .map(|(id, seq)| {
+            (
+                format!(
+                    "task {id:?} showed input_required and the client sent no tasks/update for it"
+                ),
+                seq,
+            )
+        });
     judge(
         FULFILS_INPUT,
         unanswered,
@@ -130,10 +138,18 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
 /// What the client sent and got, as the requestor checks on task handles read it.
 enum Seen {
     /// A request the client sent: its method, and the `taskId` it names (or "").
-    Request { seq: u64, method: String, task: String },
+    Request {
+        seq: u64,
+        method: String,
+        task: String,
+    },
     /// A result the client got: the method of the request it answers, and the task a
     /// CreateTaskResult handed out.
-    Result { seq: u64, method: Option<String>, task: Option<String> },
+    Result {
+        seq: u64,
+        method: Option<String>,
+        task: Option<String>,
+    },
 }
 
 /// Every request the client sent and result it got, in order.
@@ -148,9 +164,19 @@ fn seen(entries: &[Entry]) -> Vec<Seen> {
             (Direction::Out, MessageRef::Request { id, method, params }) => {
                 methods.insert(id.to_string(), method.to_string());
                 let task = params.get("taskId").map(wire::id_text).unwrap_or_default();
-                out.push(Seen::Request { seq: e.seq, method: method.to_string(), task });
+                out.push(Seen::Request {
+                    seq: e.seq,
+                    method: method.to_string(),
+                    task,
+                });
             }
-            (Direction::In, MessageRef::Response { id, outcome: OutcomeRef::Result(r) }) => {
+            (
+                Direction::In,
+                MessageRef::Response {
+                    id,
+                    outcome: OutcomeRef::Result(r),
+                },
+            ) => {
                 let task = r.get("taskId").filter(|_| r["resultType"] == "task");
                 out.push(Seen::Result {
                     seq: e.seq,
@@ -183,7 +209,11 @@ fn foreign_tasks_followed(entries: &[Entry]) -> (Option<(String, u64)>, Option<u
                     return (Some((what, seq)), first);
                 }
             }
-            Seen::Result { seq, method, task: Some(task) } => {
+            Seen::Result {
+                seq,
+                method,
+                task: Some(task),
+            } => {
                 let method = method.unwrap_or_else(|| "tools/call".into());
                 if method != "tools/call" {
                     foreign.insert(task, method);
@@ -215,7 +245,10 @@ fn routing_names(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
         let name = headers.get(NAME_HEADER).and_then(|n| routing::decode(n));
         if name.as_deref() != task {
             let got = name.map_or("no Mcp-Name".to_string(), |n| format!("Mcp-Name {n:?}"));
-            return (Some((format!("{method} of task {task:?} sent with {got}"), e.seq)), first);
+            return (
+                Some((format!("{method} of task {task:?} sent with {got}"), e.seq)),
+                first,
+            );
         }
     }
     (None, first)
@@ -235,10 +268,16 @@ fn phantom_tasks(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
                 let what = format!("{method} of task {task:?}, which no CreateTaskResult handed out, after a tools/call was answered with its result");
                 return (Some((what, seq)), plain);
             }
-            Seen::Result { task: Some(task), .. } => {
+            Seen::Result {
+                task: Some(task), ..
+            } => {
                 handed.insert(task);
             }
-            Seen::Result { seq, method, task: None } if method.as_deref() == Some("tools/call") => {
+            Seen::Result {
+                seq,
+                method,
+                task: None,
+            } if method.as_deref() == Some("tools/call") => {
                 plain.get_or_insert(seq);
             }
             _ => {}
@@ -267,7 +306,13 @@ fn cancelled_by_notification(entries: &[Entry]) -> Option<(String, u64)> {
             continue;
         };
         match (e.dir, msg) {
-            (Direction::In, MessageRef::Response { id, outcome: OutcomeRef::Result(r) }) => {
+            (
+                Direction::In,
+                MessageRef::Response {
+                    id,
+                    outcome: OutcomeRef::Result(r),
+                },
+            ) => {
                 if let Some(task) = r.get("taskId").filter(|_| r["resultType"] == "task") {
                     tasked.insert(id.to_string(), wire::id_text(task));
                 }
@@ -282,7 +327,9 @@ fn cancelled_by_notification(entries: &[Entry]) -> Option<(String, u64)> {
                 let request = params.get("requestId").map(|r| r.to_string());
                 if let Some(task) = request.and_then(|r| tasked.get(&r)) {
                     return Some((
-                        format!("notifications/cancelled for the request that created task {task:?}"),
+                        format!(
+                            "notifications/cancelled for the request that created task {task:?}"
+                        ),
                         e.seq,
                     ));
                 }
@@ -319,14 +366,23 @@ impl Keys {
                         ..
                     },
                 ) => k.update(params, e.seq),
-                (Direction::In, MessageRef::Response { outcome: OutcomeRef::Result(r), .. }) => {
+                (
+                    Direction::In,
+                    MessageRef::Response {
+                        outcome: OutcomeRef::Result(r),
+                        ..
+                    },
+                ) => {
                     let (Some(task), Some(requests)) = (
                         r.get("taskId").map(wire::id_text),
                         r.get("inputRequests").and_then(Value::as_object),
                     ) else {
                         continue;
                     };
-                    k.shown.entry(task).or_default().extend(requests.keys().cloned());
+                    k.shown
+                        .entry(task)
+                        .or_default()
+                        .extend(requests.keys().cloned());
                 }
                 _ => {}
             }

@@ -122,7 +122,12 @@ impl Design for Probe {
                 let held = task.get("taskId").is_some_and(Value::is_string)
                     && task.get("status").is_some_and(Value::is_string)
                     && task.get("ttl").is_some();
-                Check::judged(GET_SHAPE, held, format!("tasks/get answered {task}"), vec![seq])
+                Check::judged(
+                    GET_SHAPE,
+                    held,
+                    format!("tasks/get answered {task}"),
+                    vec![seq],
+                )
             })
             .collect();
         Judgement {
@@ -257,6 +262,9 @@ mod tests {
         let report = RunReport::of_findings(PROBE, &origin, Duration::ZERO, vec![broken]);
         let json = report.json(&report.outcome(FailOn::Must, None, Default::default()));
         assert_eq!(json["profile"], "probe-get-shapes", "{json}");
-        assert_eq!(report.rules_not_met(), [("tasks.probe.get-shape".into(), Verdict::Fail)]);
+        assert_eq!(
+            report.rules_not_met(),
+            [("tasks.probe.get-shape".into(), Verdict::Fail)]
+        );
     }
 }

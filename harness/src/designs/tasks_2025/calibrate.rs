@@ -26,7 +26,10 @@ pub async fn observe_task(
     params["task"] = json!({"ttl": 60_000});
     params["_meta"]["progressToken"] = json!(TOKEN);
     let start = Instant::now();
-    let created = result_of(session.request("tools/call", params, limit).await, "tools/call")?;
+    let created = result_of(
+        session.request("tools/call", params, limit).await,
+        "tools/call",
+    )?;
     let id = created
         .pointer("/task/taskId")
         .cloned()
@@ -40,7 +43,9 @@ pub async fn observe_task(
             return Err(format!("still not done after {} ms", limit.as_millis()));
         }
         let task = result_of(
-            session.request("tasks/get", json!({"taskId": id}), limit).await,
+            session
+                .request("tasks/get", json!({"taskId": id}), limit)
+                .await,
             "tasks/get",
         )?;
         seen.status = task
@@ -94,7 +99,9 @@ async fn asked_for_input(session: &Session, id: &Value, wait: Duration) -> Vec<S
     }
     for request in &asked {
         if request.method == "elicitation/create" {
-            let _ = session.respond(&request.id, json!({"action": "cancel"})).await;
+            let _ = session
+                .respond(&request.id, json!({"action": "cancel"}))
+                .await;
         }
     }
     let _ = session

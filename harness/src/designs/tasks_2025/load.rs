@@ -25,9 +25,10 @@ pub async fn task(run: &dyn LoadRun, i: usize) -> Result<(), String> {
     let Some((answer, created)) = run.create(params).await? else {
         return Ok(());
     };
-    let task = answer.get("task").cloned().ok_or(
-        "tasks.create.create-task-result: tools/call with a task got no CreateTaskResult",
-    )?;
+    let task = answer
+        .get("task")
+        .cloned()
+        .ok_or("tasks.create.create-task-result: tools/call with a task got no CreateTaskResult")?;
     let id = task
         .get("taskId")
         .map(wire::id_text)
@@ -89,9 +90,7 @@ pub async fn task(run: &dyn LoadRun, i: usize) -> Result<(), String> {
         ));
     };
     if wire::related_task_value(r).map(wire::id_text).as_deref() != Some(id.as_str()) {
-        return Err(
-            "tasks.meta.result-related-task: a result names another task (or none)".into(),
-        );
+        return Err("tasks.meta.result-related-task: a result names another task (or none)".into());
     }
     let text = r.pointer("/content/0/text").and_then(Value::as_str);
     if text != Some(format!("slept {ms}").as_str()) {

@@ -5,19 +5,19 @@
 
 mod calibrate;
 mod explore;
-pub mod monitor;
 mod load;
+pub mod monitor;
 pub mod reference;
 pub mod requestor;
 
 use super::Tasks2025;
-use crate::explore::ops::{Offer, Op, Steps};
 use crate::design::{Design, LoadRun, ReferenceReceiver, Requests};
+use crate::explore::ops::{Offer, Op, Steps};
 use crate::monitor::{has_capability, Context, Judgement};
 use crate::reference::faults::FaultEntry;
-use crate::transport::ReceiverKind;
 use crate::session::{ServerInfo, Session};
 use crate::trace::Entry;
+use crate::transport::ReceiverKind;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Value};
@@ -193,7 +193,10 @@ impl Design for Tasks2025 {
     }
 
     fn faults(&self) -> Vec<FaultEntry> {
-        reference::faults::FAULTS.iter().map(|f| f.entry()).collect()
+        reference::faults::FAULTS
+            .iter()
+            .map(|f| f.entry())
+            .collect()
     }
 
     fn reference(&self) -> &'static dyn ReferenceReceiver {

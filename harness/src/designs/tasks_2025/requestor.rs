@@ -8,9 +8,9 @@ use crate::requestor::polls::{Polls, Shape, POLL_SHARE};
 use crate::trace::{Direction, Entry};
 use crate::transport::http::VIA_GET;
 use crate::verdict::{Check, Verdict};
-use std::collections::HashSet;
 use crate::wire::{self, MessageRef, OutcomeRef};
 use serde_json::Value;
+use std::collections::HashSet;
 
 /// Polls no faster than `pollInterval`, and until a terminal status or `input_required`.
 const POLL: &str = "tasks.poll.requestor-respects-poll-interval";
@@ -57,12 +57,17 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
     };
     let mut checks = monitor::judge_conduct(entries, &ctx);
     let polls = Polls::watch(entries, &SHAPE);
-    match (polls.too_fast.clone().or(polls.stopped(&SHAPE)), polls.first_poll) {
+    match (
+        polls.too_fast.clone().or(polls.stopped(&SHAPE)),
+        polls.first_poll,
+    ) {
         (Some((what, seq)), _) => checks.push(Check::judged(POLL, false, what, vec![seq])),
         (None, Some(first)) => checks.push(Check::judged(
             POLL,
             true,
-            format!("polled no faster than {POLL_SHARE} of each pollInterval, until each task settled"),
+            format!(
+                "polled no faster than {POLL_SHARE} of each pollInterval, until each task settled"
+            ),
             vec![first],
         )),
         (None, None) => {}
@@ -110,7 +115,9 @@ fn any_stream(entries: &[Entry]) -> Option<Check> {
         }
     }
     if let Some((id, method, seq)) = on_get.iter().find(|(id, ..)| !answered.contains(id)) {
-        let what = format!("the receiver's {method} (id {id}) came on the GET stream and was never answered");
+        let what = format!(
+            "the receiver's {method} (id {id}) came on the GET stream and was never answered"
+        );
         return Some(Check::judged(ANY_STREAM, false, what, vec![*seq]));
     }
     if let Some((_, _, seq)) = on_get.first() {
@@ -152,9 +159,7 @@ fn server_capabilities(entries: &[Entry]) -> Value {
                 method: "initialize",
                 ..
             },
-        )) => {
-            Some(id.to_string())
-        }
+        )) => Some(id.to_string()),
         _ => None,
     });
     entries

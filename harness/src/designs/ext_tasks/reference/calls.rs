@@ -7,7 +7,12 @@ use super::*;
 const SHORT_WORK_MS: u64 = 100;
 
 impl ExtReference {
-    pub(super) async fn call(self: &Arc<Self>, params: &Value, declared: bool, caller: Option<&str>) -> Reply {
+    pub(super) async fn call(
+        self: &Arc<Self>,
+        params: &Value,
+        declared: bool,
+        caller: Option<&str>,
+    ) -> Reply {
         let name = params
             .get("name")
             .and_then(Value::as_str)
@@ -39,10 +44,15 @@ impl ExtReference {
         };
         let caps = request_capabilities(params);
         // a tool that asks an elicitation needs a client that declared it can answer one
-        let elicits = matches!(name, "elicit_input" | "elicit_pair" | "elicit_twice" | "confirm_first");
+        let elicits = matches!(
+            name,
+            "elicit_input" | "elicit_pair" | "elicit_twice" | "confirm_first"
+        );
         if elicits && caps.get("elicitation").is_none() && !self.has(Fault::ElicitsUndeclared) {
-            return Err(json!({"code": super::MISSING_CAPABILITY, "message": "Missing required client capability",
-                "data": {"requiredCapabilities": {"elicitation": {}}}}));
+            return Err(
+                json!({"code": super::MISSING_CAPABILITY, "message": "Missing required client capability",
+                "data": {"requiredCapabilities": {"elicitation": {}}}}),
+            );
         }
         let as_task = declared
             || self.has(Fault::LegacyHonoured) && caps.get("tasks").is_some()
@@ -81,7 +91,7 @@ impl ExtReference {
                     };
                     return Ok(json!({"resultType": "input_required",
                         "inputRequests": {key: elicitation(ask.message, ask.field)},
-                        "requestState": state}))
+                        "requestState": state}));
                 }
             }
         }
@@ -89,7 +99,12 @@ impl ExtReference {
     }
 
     /// Creates a task for a call and starts its work.
-    pub(super) async fn create(self: &Arc<Self>, name: &str, args: Value, caller: Option<&str>) -> Value {
+    pub(super) async fn create(
+        self: &Arc<Self>,
+        name: &str,
+        args: Value,
+        caller: Option<&str>,
+    ) -> Value {
         let task_id = match self.has(Fault::SequentialTaskId) {
             true => format!(
                 "task-{}",
@@ -141,7 +156,12 @@ impl ExtReference {
     }
 
     /// Runs a fixture tool to its outcome; `task` is the task it runs for, if any.
-    pub(super) async fn work(self: Arc<Self>, name: &str, args: &Value, task: Option<&str>) -> Reply {
+    pub(super) async fn work(
+        self: Arc<Self>,
+        name: &str,
+        args: &Value,
+        task: Option<&str>,
+    ) -> Reply {
         let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
         tokio::time::sleep(Duration::from_millis(ms)).await;
         let task = task.unwrap_or_default();
@@ -234,7 +254,11 @@ impl ExtReference {
 
     /// Puts a task in `input_required` with these requests and waits for their answers
     /// (Err once the task is cancelled).
-    pub(super) async fn ask(&self, task_id: &str, requests: Vec<(&str, Value)>) -> Result<Vec<Value>, Value> {
+    pub(super) async fn ask(
+        &self,
+        task_id: &str,
+        requests: Vec<(&str, Value)>,
+    ) -> Result<Vec<Value>, Value> {
         let wake = {
             let mut tasks = self.lock();
             let Some(task) = tasks.get_mut(task_id) else {

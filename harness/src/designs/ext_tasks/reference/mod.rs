@@ -4,13 +4,13 @@
 
 mod calls;
 mod notify;
-mod requests;
 pub mod requestor;
+mod requests;
 
-use super::official_tools::{self, Runs};
-use super::{declares, request_capabilities, EXTENSION, META_VERSION, MISSING_CAPABILITY};
 use super::faults::{Fault, Faults};
+use super::official_tools::{self, Runs};
 use super::variants::Variant;
+use super::{declares, request_capabilities, EXTENSION, META_VERSION, MISSING_CAPABILITY};
 use crate::reference::{rfc3339, Receives};
 use crate::wire::{code, Message};
 use serde_json::{json, Map, Value};
@@ -334,9 +334,9 @@ impl ExtReference {
         };
         match method {
             "server/discover" => complete(self.discover()),
-            "tools/list" if self.has(Fault::ListAnsweredWithTask) => {
-                Ok(self.create("optional_sleep", json!({"ms": 300}), caller).await)
-            }
+            "tools/list" if self.has(Fault::ListAnsweredWithTask) => Ok(self
+                .create("optional_sleep", json!({"ms": 300}), caller)
+                .await),
             "tools/list" => self.tools_list(),
             LISTEN if self.is(Variant::NoListen) => Err(error(
                 code::METHOD_NOT_FOUND,

@@ -40,7 +40,6 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["ext-tasks.cancel.no-notifications-cancelled"], description: "cancels with notifications/cancelled for the request that created the task, then tasks/cancel", may_also: &[], follows: &[] },
 ];
 
-
 /// Does what `ask` asks (`list_tools`, `tool`, `arguments`, `cancel_after_ms`) on an opened
 /// conversation.
 pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
@@ -77,7 +76,9 @@ pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> 
         }
         Outcome::Result(r) if faults.has(Fault::AssumesTask) => {
             let id = r.get("taskId").cloned().unwrap_or(Value::Null);
-            let _ = session.request("tasks/get", json!({"taskId": id}), REFERENCE_WAIT).await;
+            let _ = session
+                .request("tasks/get", json!({"taskId": id}), REFERENCE_WAIT)
+                .await;
             Ok(())
         }
         // a plain result (or error) is the answer: nothing to follow
@@ -112,12 +113,17 @@ async fn follow(
             return Ok(());
         }
         if created.elapsed() > REFERENCE_WAIT * 3 {
-            return Err(format!("task {id} did not end in {} s", (REFERENCE_WAIT * 3).as_secs()));
+            return Err(format!(
+                "task {id} did not end in {} s",
+                (REFERENCE_WAIT * 3).as_secs()
+            ));
         }
         let get = json!({"taskId": id});
         let polled = if faults.has(Fault::NoMcpName) {
             let unnamed = vec![("Mcp-Name".to_string(), None)];
-            session.request_headed("tasks/get", get, REFERENCE_WAIT, unnamed).await
+            session
+                .request_headed("tasks/get", get, REFERENCE_WAIT, unnamed)
+                .await
         } else {
             session.request("tasks/get", get, REFERENCE_WAIT).await
         }
@@ -143,7 +149,13 @@ async fn follow(
             Some("input_required") => update(session, id, &task, &mut answered, faults).await?,
             _ => return Ok(()),
         }
-        wait_to_poll(interval, faults.has(Fault::PollsFast), created, cancel_after).await;
+        wait_to_poll(
+            interval,
+            faults.has(Fault::PollsFast),
+            created,
+            cancel_after,
+        )
+        .await;
     }
 }
 
@@ -168,7 +180,9 @@ async fn update(
             continue;
         }
         let response = match request.get("method").and_then(Value::as_str) {
-            Some("elicitation/create") => json!({"action": "accept", "content": {"name": "taskcheck"}}),
+            Some("elicitation/create") => {
+                json!({"action": "accept", "content": {"name": "taskcheck"}})
+            }
             _ => json!({}),
         };
         responses.insert(key.clone(), response);

@@ -29,10 +29,11 @@ impl ExtReference {
     }
 
     pub(super) fn get(&self, params: &Value, caller: Option<&str>) -> Reply {
-        let task_id = Self::task_id(params).map_err(|e| match self.has(Fault::GetInvalidIdUnserved) {
-            true => error(code::METHOD_NOT_FOUND, "tasks/get"),
-            false => e,
-        })?;
+        let task_id =
+            Self::task_id(params).map_err(|e| match self.has(Fault::GetInvalidIdUnserved) {
+                true => error(code::METHOD_NOT_FOUND, "tasks/get"),
+                false => e,
+            })?;
         let mut tasks = self.lock();
         let Some(task) = tasks.get_mut(&task_id).filter(|t| self.visible(t, caller)) else {
             return Err(self.unknown(&task_id, Some(Fault::GetUnknownWrongCode)));
@@ -46,7 +47,9 @@ impl ExtReference {
         if self.has(Fault::GetOtherTaskId) {
             out["taskId"] = json!(format!("{task_id}-other"));
         }
-        if self.has(Fault::DiscardsFinished) && crate::designs::ext_tasks::monitor::is_terminal(task.status) {
+        if self.has(Fault::DiscardsFinished)
+            && crate::designs::ext_tasks::monitor::is_terminal(task.status)
+        {
             tasks.remove(&task_id);
         }
         out["resultType"] = json!(match self.has(Fault::GetResultTypeTask) {
@@ -58,7 +61,12 @@ impl ExtReference {
 
     /// The empty acknowledgement (`{}` under `missing_type`; with the task's fields under
     /// `returns_task`, when there is a task).
-    pub(super) fn ack(&self, missing_type: Fault, returns_task: Fault, task: Option<(&str, &Task)>) -> Value {
+    pub(super) fn ack(
+        &self,
+        missing_type: Fault,
+        returns_task: Fault,
+        task: Option<(&str, &Task)>,
+    ) -> Value {
         let mut ack = match self.has(missing_type) {
             true => json!({}),
             false => json!({"resultType": "complete"}),
@@ -74,7 +82,12 @@ impl ExtReference {
     }
 
     /// Changes a task `ms` from now (an eventually consistent write).
-    pub(super) fn later(&self, ms: u64, task_id: String, change: impl FnOnce(&mut Task) + Send + 'static) {
+    pub(super) fn later(
+        &self,
+        ms: u64,
+        task_id: String,
+        change: impl FnOnce(&mut Task) + Send + 'static,
+    ) {
         let me = self.me.clone();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(ms)).await;

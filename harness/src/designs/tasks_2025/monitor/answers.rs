@@ -67,12 +67,18 @@ impl Monitor<'_> {
     /// forbids tasks (tasks.tool.forbidden-rejected) or the `task` is malformed, nothing is
     /// judged.
     fn not_created(&mut self, asked: &Asked, result: &Value, e: &Entry) {
-        let name = asked.params.get("name").and_then(Value::as_str).unwrap_or_default();
+        let name = asked
+            .params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let declared = has_capability(self.ctx.capabilities, "tasks.requests.tools.call");
         let support = self.conduct.task_support(name).flatten();
         // a malformed `task` may be processed normally (tasks.errors.malformed-task-param)
         let well_formed = asked.params.get("task").is_some_and(|t| {
-            t.is_object() && t.get("ttl").is_none_or(|ttl| ttl.is_number() || ttl.is_null())
+            t.is_object()
+                && t.get("ttl")
+                    .is_none_or(|ttl| ttl.is_number() || ttl.is_null())
         });
         if declared && well_formed && matches!(support, Some("optional" | "required")) {
             self.findings.push(find(

@@ -9,9 +9,7 @@ mod notifications;
 pub use conduct::CONDUCT_RULES;
 
 use crate::model::{Finding, Model, Observation, Source, TaskStatus};
-use crate::monitor::{
-    entropy, has_capability, key, peer_of, Context, Judgement, Tally,
-};
+use crate::monitor::{entropy, has_capability, key, peer_of, Context, Judgement, Tally};
 use crate::schema::{self, Shape};
 use crate::trace::{Direction, Entry};
 use crate::verdict::{Check, Verdict};

@@ -271,8 +271,10 @@ fn capability_paths() {
 
 #[test]
 fn a_task_augmented_call_answered_plainly_fails_only_where_a_task_was_due() {
-    let plain = json!({"content": [{"type": "text", "text": "TaskSupport not running"}], "isError": true});
-    let listed = json!({"tools": [{"name": "o", "execution": {"taskSupport": "optional"}}, {"name": "f"}]});
+    let plain =
+        json!({"content": [{"type": "text", "text": "TaskSupport not running"}], "isError": true});
+    let listed =
+        json!({"tools": [{"name": "o", "execution": {"taskSupport": "optional"}}, {"name": "f"}]});
     let trace = |task: Value, tool: &str| {
         vec![
             out(0, 0, 1, "tools/list", json!({})),
@@ -286,7 +288,10 @@ fn a_task_augmented_call_answered_plainly_fails_only_where_a_task_was_due() {
     assert_eq!(verdict(&declared, rule), Some(Verdict::Fail));
     // undeclared: processed normally; a forbidden tool: its own rule; a malformed task: its own
     assert_eq!(verdict(&run(&trace(json!({}), "o"), "{}", &[]), rule), None);
-    assert_eq!(verdict(&run(&trace(json!({}), "f"), DECLARED, &[]), rule), None);
+    assert_eq!(
+        verdict(&run(&trace(json!({}), "f"), DECLARED, &[]), rule),
+        None
+    );
     let malformed = run(&trace(json!({"ttl": "a minute"}), "o"), DECLARED, &[]);
     assert_eq!(verdict(&malformed, rule), None);
 }

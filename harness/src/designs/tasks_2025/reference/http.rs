@@ -6,11 +6,11 @@
 //! it sent with the stream it went on.
 
 use super::faults::{Fault, Faults};
+use super::{Reference, Store};
 use crate::reference::http_hostile::{self, HttpHostile};
 use crate::reference::record::Recorder;
-use crate::transport::http::{VIA_GET, VIA_POST_JSON, VIA_POST_SSE};
-use super::{Reference, Store};
 use crate::spec::PROTOCOL_VERSION;
+use crate::transport::http::{VIA_GET, VIA_POST_JSON, VIA_POST_SSE};
 use crate::transport::http_server::{json_body, local_origin, lock, plain, sse_frames};
 use crate::transport::SESSION_HEADER;
 use crate::wire::{self, Message};

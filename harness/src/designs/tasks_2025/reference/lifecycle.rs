@@ -180,7 +180,9 @@ impl Reference {
             Some(t) if t.status.is_terminal() && !force => return,
             Some(t) => t.outcome = Some(stored),
             None if self.faults.has(Fault::CrashAfterExpiry) => {
-                eprintln!("taskcheck reference: cannot store the result of expired task {id}: exiting");
+                eprintln!(
+                    "taskcheck reference: cannot store the result of expired task {id}: exiting"
+                );
                 std::process::exit(70);
             }
             None => {}

@@ -3,13 +3,13 @@
 //! and roots in place of tools, is the reference client (`client.rs`).
 
 mod client;
+pub mod faults;
+pub mod http;
 mod lifecycle;
 mod own_tools;
 mod render;
-mod requests;
 pub mod requestor;
-pub mod faults;
-pub mod http;
+mod requests;
 mod serve;
 mod store;
 mod tools;
@@ -17,18 +17,18 @@ pub mod variants;
 
 use crate::fixtures;
 use crate::model::TaskStatus;
+use crate::reference::hostile::Hostile;
+use crate::reference::{rfc3339, DecodeCodes, Receives};
 use crate::spec::PROTOCOL_VERSION;
 use crate::transport::ReceiverKind;
 use crate::wire::{self, code, Message, Outcome};
 use faults::{Fault, Faults};
-use crate::reference::hostile::Hostile;
-use crate::reference::{rfc3339, DecodeCodes, Receives};
 use serde_json::{json, Value};
+pub use serve::Reference as Serving;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-pub use serve::Reference as Serving;
 pub use store::Store;
 use store::{TaskOutcome, TaskRecord};
 use tokio::sync::{mpsc, oneshot};
@@ -214,7 +214,10 @@ impl Reference {
                 let (fixture, own_args, support) = own_tools::as_fixture(&name, &args)
                     .ok_or_else(|| invalid(format!("Unknown tool: {name:?}")))?;
                 args = own_args;
-                (fixtures::find(fixture).expect("own tools run as fixtures"), support)
+                (
+                    fixtures::find(fixture).expect("own tools run as fixtures"),
+                    support,
+                )
             }
             false => {
                 let fixture = fixtures::find(&name)
@@ -335,7 +338,10 @@ impl Reference {
             } else {
                 1
             },
-            max_ttl_ms: match (faults.is(Variant::LowTtlCap), faults.has(Fault::TtlUncapped)) {
+            max_ttl_ms: match (
+                faults.is(Variant::LowTtlCap),
+                faults.has(Fault::TtlUncapped),
+            ) {
                 (true, _) => 4000,
                 (_, true) => u64::MAX,
                 _ => defaults.max_ttl_ms,

@@ -26,9 +26,7 @@ const TOOLS: [OwnTool; 4] = [
         name: "generate_report",
         task_support: "required",
         description: "Generates the quarterly report.",
-        input_schema: || {
-            json!({"type": "object", "properties": {"quarter": {"type": "string", "enum": ["Q1", "Q2", "Q3", "Q4"]}}, "required": ["quarter"]})
-        },
+        input_schema: || json!({"type": "object", "properties": {"quarter": {"type": "string", "enum": ["Q1", "Q2", "Q3", "Q4"]}}, "required": ["quarter"]}),
         annotations: || json!({"readOnlyHint": true}),
         runs_as: ("required_sleep", REPORT_MS),
     },
@@ -36,9 +34,7 @@ const TOOLS: [OwnTool; 4] = [
         name: "check_quarter",
         task_support: "required",
         description: "Checks the quarter's figures and reports an error when they do not add up.",
-        input_schema: || {
-            json!({"type": "object", "properties": {"quarter": {"type": "string", "enum": ["Q1", "Q2", "Q3", "Q4"]}}, "required": ["quarter"]})
-        },
+        input_schema: || json!({"type": "object", "properties": {"quarter": {"type": "string", "enum": ["Q1", "Q2", "Q3", "Q4"]}}, "required": ["quarter"]}),
         annotations: || json!({"readOnlyHint": true}),
         runs_as: ("required_sleep", 100),
     },
@@ -46,9 +42,7 @@ const TOOLS: [OwnTool; 4] = [
         name: "echo_text",
         task_support: "forbidden",
         description: "Echoes the given text.",
-        input_schema: || {
-            json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
-        },
+        input_schema: || json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
         annotations: || json!({"readOnlyHint": true}),
         runs_as: ("forbidden_echo", 0),
     },

@@ -36,7 +36,6 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::AugmentsForbidden, name: "augments-forbidden", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task although its taskSupport forbids it", may_also: &[], follows: &[] },
 ];
 
-
 /// Does what `ask` asks (`tool`, `arguments`, `task`, `cancel_after_ms`, `times`, `list`) on an
 /// opened session.
 pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
@@ -99,7 +98,8 @@ async fn call(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Res
         "optional" => wants_task,
         _ => wants_task && faults.has(Fault::AugmentsForbidden),
     };
-    let mut params = json!({"name": tool, "arguments": ask.get("arguments").cloned().unwrap_or(json!({}))});
+    let mut params =
+        json!({"name": tool, "arguments": ask.get("arguments").cloned().unwrap_or(json!({}))});
     if as_task {
         params["task"] = match faults.has(Fault::TtlAsText) {
             true => json!({"ttl": "60000"}),
@@ -144,7 +144,10 @@ async fn follow(
             return Ok(());
         }
         if created.elapsed() > REFERENCE_WAIT * 3 {
-            return Err(format!("task {id} did not settle in {} s", (REFERENCE_WAIT * 3).as_secs()));
+            return Err(format!(
+                "task {id} did not settle in {} s",
+                (REFERENCE_WAIT * 3).as_secs()
+            ));
         }
         let polled = session
             .request("tasks/get", get.clone(), REFERENCE_WAIT)
@@ -177,7 +180,13 @@ async fn follow(
                 return Ok(());
             }
         }
-        wait_to_poll(interval, faults.has(Fault::PollsFast), created, cancel_after).await;
+        wait_to_poll(
+            interval,
+            faults.has(Fault::PollsFast),
+            created,
+            cancel_after,
+        )
+        .await;
     }
 }
 
@@ -190,11 +199,19 @@ fn came_on_get(session: &Session, seq: u64) -> bool {
 
 /// Calls tasks/result for an `input_required` task and answers each elicitation it sends
 /// (accepting, with `answer` filled in) until the result comes.
-async fn answer_input(session: &Session, id: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
+async fn answer_input(
+    session: &Session,
+    id: &Value,
+    faults: &Faults<Fault, ()>,
+) -> Result<(), String> {
     let result = session.request("tasks/result", json!({"taskId": id}), REFERENCE_WAIT * 3);
     tokio::pin!(result);
     let ignores_get = faults.has(Fault::IgnoresGetStream);
-    let gives_up = tokio::time::sleep(if ignores_get { GIVES_UP_AFTER } else { REFERENCE_WAIT * 3 });
+    let gives_up = tokio::time::sleep(if ignores_get {
+        GIVES_UP_AFTER
+    } else {
+        REFERENCE_WAIT * 3
+    });
     tokio::pin!(gives_up);
     loop {
         tokio::select! {

@@ -2,6 +2,7 @@
 //! `reference-client`) with the faults, legal variants and hostile modes asked for, over
 //! stdio or Streamable HTTP.
 
+use super::{client, faults, http, requestor, variants};
 use crate::design::{
     ClientServer, NotServed, ReferenceClient, ReferenceReceiver, ReferenceRequestor, ServeOptions,
 };
@@ -9,7 +10,6 @@ use crate::reference::faults::{list_of, FaultEntry};
 use crate::reference::{self, http_hostile};
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use super::{client, faults, http, requestor, variants};
 
 /// The 2025-11-25 reference receiver.
 pub struct Reference;
@@ -95,17 +95,25 @@ impl ReferenceRequestor for Requestor {
         requestor::FAULTS.iter().map(|f| f.entry()).collect()
     }
 
-    fn run(&self, command: String, ask: serde_json::Value, names: Vec<String>) -> BoxFuture<'static, Result<(), NotServed>> {
+    fn run(
+        &self,
+        command: String,
+        ask: serde_json::Value,
+        names: Vec<String>,
+    ) -> BoxFuture<'static, Result<(), NotServed>> {
         async move {
             let list: Vec<_> = requestor::FAULTS.iter().collect();
-            let faults = crate::reference::faults::Faults::named(&names, &list, "reference-requestor")
-                .map_err(NotServed::Usage)?;
+            let faults =
+                crate::reference::faults::Faults::named(&names, &list, "reference-requestor")
+                    .map_err(NotServed::Usage)?;
             let session = crate::design::requestor_session(command).await?;
             session
                 .initialize(serde_json::json!({"elicitation": {}}))
                 .await
                 .map_err(NotServed::Failed)?;
-            requestor::run(&session, &ask, &faults).await.map_err(NotServed::Failed)
+            requestor::run(&session, &ask, &faults)
+                .await
+                .map_err(NotServed::Failed)
         }
         .boxed()
     }
@@ -119,7 +127,11 @@ impl ReferenceClient for Client {
         faults::client_entries()
     }
 
-    fn run(&self, server: ClientServer, names: Vec<String>) -> BoxFuture<'static, Result<(), NotServed>> {
+    fn run(
+        &self,
+        server: ClientServer,
+        names: Vec<String>,
+    ) -> BoxFuture<'static, Result<(), NotServed>> {
         async move {
             let faults = faults::from_client_names(&names).map_err(NotServed::Usage)?;
             let ran = match server {
