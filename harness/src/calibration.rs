@@ -92,7 +92,7 @@ pub fn call_for(role: &str, mapping: &Mapping) -> Result<Value, String> {
     let map = crate::fixtures::FixtureMap::single(role, mapping.clone());
     let fixture =
         json!({"name": role, "arguments": {"ms": CALIBRATION_MS, "text": "taskcheck", "steps": 3}});
-    let mut call = map.apply(&fixture)?;
+    let mut call = map.apply(&fixture, false)?;
     call.as_object_mut().map(|c| c.remove("task"));
     Ok(call)
 }

@@ -245,9 +245,9 @@ impl FixtureMap {
     }
 
     /// Rewrites `tools/call` params naming a mapped role into a call of the receiver's tool
-    /// (a tool that works a fixed time longer than the call's `ms` is given that much more
-    /// `task.ttl`).
-    pub fn apply(&self, params: &Value) -> Result<Value, String> {
+    /// (where the `task.ttl` takes part in the scenario's timing, `timed_ttl`, a tool that
+    /// works a fixed time longer than the call's `ms` is given that much more of it).
+    pub fn apply(&self, params: &Value, timed_ttl: bool) -> Result<Value, String> {
         let role = params
             .get("name")
             .and_then(Value::as_str)
@@ -273,7 +273,8 @@ impl FixtureMap {
         // a tool that works longer than the call asked: its requested ttl counts from the
         // same creation, so it grows by the difference, and the ttl still ends where the
         // scenario meant it to, after the work
-        if let (Some(fixed), Some(ttl)) = (
+        if let (true, Some(fixed), Some(ttl)) = (
+            timed_ttl,
             mapping.duration_ms,
             out.pointer("/task/ttl").and_then(Value::as_u64),
         ) {
@@ -306,7 +307,7 @@ mod tests {
         assert_eq!(map.tool_name("tool_error"), "tool_error");
         let call = json!({"name": "optional_sleep", "arguments": {"ms": 200}, "task": {"ttl": 1}});
         assert_eq!(
-            map.apply(&call).unwrap(),
+            map.apply(&call, false).unwrap(),
             json!({"name": "wait_a_bit", "arguments": {"millis": 200, "label": "t-200"}, "task": {"ttl": 1}})
         );
         let seconds = FixtureMap::parse(
@@ -316,11 +317,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            seconds.apply(&call).unwrap()["arguments"],
+            seconds.apply(&call, false).unwrap()["arguments"],
             json!({"duration": 0.2, "whole": 1})
         );
         let echo = json!({"name": "sync_echo", "arguments": {"text": "x"}});
-        assert_eq!(map.apply(&echo).unwrap()["arguments"], json!({"text": "x"}));
+        assert_eq!(
+            map.apply(&echo, false).unwrap()["arguments"],
+            json!({"text": "x"})
+        );
     }
 
     #[test]
@@ -354,7 +358,9 @@ mod tests {
         assert_eq!(map.slowdown([("sync_echo", 10)].into_iter()), (1.0, 0));
         // the ttl grows by the work the call did not ask for
         let call = json!({"name": "optional_sleep", "arguments": {"ms": 0}, "task": {"ttl": 600}});
-        assert_eq!(map.apply(&call).unwrap()["task"]["ttl"], 2100);
+        assert_eq!(map.apply(&call, true).unwrap()["task"]["ttl"], 2100);
+        // a ttl that is a magnitude, not a timing (ten years), is sent as written
+        assert_eq!(map.apply(&call, false).unwrap()["task"]["ttl"], 600);
     }
 
     #[test]

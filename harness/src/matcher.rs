@@ -4,10 +4,15 @@
 //! scalars by equality. An object whose keys all start with `$` is a matcher:
 //! `$capture: name` binds the value; `$type: string|integer|number|boolean|object|array|null`;
 //! `$present: true`; `$absent: true` (only as an object member: the key must be missing);
-//! `$any_of: [patterns]`; `$not: pattern`; `$contains: [patterns]` (each matches some element);
+//! `$any_of: [patterns]`; `$not: pattern`; `$contains: [patterns]` (each matches an element
+//! of its own: two equal patterns need two such elements);
 //! `$same: value` (equal by meaning: a top-level `_meta` is ignored on both sides, a
 //! top-level `isError: false` is the same as none, as the schema's default says, and so is a
 //! `resultType: "complete"`, which 2026-07-28 clients read into an absent one).
+//!
+//! `{$scaled: N}`, in what a step sends and in what it expects, is a duration of `N` ms that
+//! `--timeout-scale` stretches ([`scale`] puts the stretched number in before a value is sent
+//! or compared); every other number is sent and compared exactly as written.
 
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -53,12 +58,54 @@ fn matcher_object(p: &Value) -> Option<&Map<String, Value>> {
         .filter(|m| !m.is_empty() && m.keys().all(|k| k.starts_with('$')))
 }
 
+/// The marker of a duration `--timeout-scale` stretches.
+const SCALED: &str = "$scaled";
+
+/// The `N` of a `{$scaled: N}`.
+pub fn scaled_ms(value: &Value) -> Option<u64> {
+    let map = value.as_object().filter(|m| m.len() == 1)?;
+    map.get(SCALED)?.as_u64()
+}
+
+/// The value with every `{$scaled: N}` in it replaced by `N` times `factor` (whole ms).
+pub fn scale(value: &Value, factor: f64) -> Value {
+    if let Some(ms) = scaled_ms(value) {
+        return Value::from((ms as f64 * factor).round() as u64);
+    }
+    match value {
+        Value::Array(items) => items.iter().map(|v| scale(v, factor)).collect(),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), scale(v, factor)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Checks every `{$scaled: N}` in a value stands alone with a whole number of ms.
+pub fn validate_scaled(value: &Value) -> Result<(), String> {
+    match value {
+        Value::Object(map) if map.contains_key(SCALED) => match scaled_ms(value) {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "`{SCALED}` takes a whole number of ms and stands alone in its object, not {}",
+                short(value)
+            )),
+        },
+        Value::Object(map) => map.values().try_for_each(validate_scaled),
+        Value::Array(items) => items.iter().try_for_each(validate_scaled),
+        _ => Ok(()),
+    }
+}
+
 /// Checks a pattern's matchers are known and well-formed.
 pub fn validate(pattern: &Value) -> Result<(), String> {
+    validate_scaled(pattern)?;
     match pattern {
         Value::Object(map) => {
             for (k, v) in map {
-                if k.starts_with('$') {
+                if k.starts_with('$') && k != SCALED {
                     if !MATCHERS.contains(&k.as_str()) {
                         return Err(format!(
                             "unknown matcher `{k}` (one of {})",
@@ -221,16 +268,16 @@ fn without_meta(v: &Value) -> Value {
     v
 }
 
-/// Whether each pattern matches a value of its own (the counts being equal).
-fn one_to_one(patterns: &[Value], values: &[&Value], path: &str) -> bool {
+/// Whether each pattern matches a value of its own, every value taken (`all`) or not.
+fn one_each(patterns: &[Value], values: &[&Value], path: &str, all: bool) -> bool {
     let Some((first, rest)) = patterns.split_first() else {
-        return true;
+        return !all || values.is_empty();
     };
     (0..values.len()).any(|i| {
         let fits = match_at(first, Some(values[i]), path, &mut Vars::new()).is_ok();
         let mut others = values.to_vec();
         others.remove(i);
-        fits && one_to_one(rest, &others, path)
+        fits && one_each(rest, &others, path, all)
     })
 }
 
@@ -298,13 +345,25 @@ fn match_at(
                             )
                         }
                     };
-                    for want in v.as_array().map(Vec::as_slice).unwrap_or_default() {
+                    let wanted = v.as_array().map(Vec::as_slice).unwrap_or_default();
+                    for want in wanted {
                         if !items
                             .iter()
                             .any(|i| match_at(want, Some(*i), path, &mut vars.clone()).is_ok())
                         {
                             return fail(path, format!("no element matches {}", short(want)));
                         }
+                    }
+                    if !one_each(wanted, &items, path, false) {
+                        return fail(
+                            path,
+                            format!(
+                                "must hold {} elements matching {}, each a different one; found {}",
+                                wanted.len(),
+                                short(v),
+                                short(actual)
+                            ),
+                        );
                     }
                 }
                 "$values" => {
@@ -314,7 +373,7 @@ fn match_at(
                     };
                     let wanted = v.as_array().map(Vec::as_slice).unwrap_or_default();
                     let values: Vec<&Value> = map.values().collect();
-                    if values.len() != wanted.len() || !one_to_one(wanted, &values, path) {
+                    if values.len() != wanted.len() || !one_each(wanted, &values, path, true) {
                         return fail(
                             path,
                             format!(
@@ -326,6 +385,8 @@ fn match_at(
                         );
                     }
                 }
+                // the runner stretches every duration before it compares (`scale`)
+                SCALED => return fail(path, format!("{} was never scaled", short(pattern))),
                 "$same" if without_meta(v) != without_meta(actual) => {
                     return fail(
                         path,
@@ -461,6 +522,9 @@ mod tests {
 
     #[test]
     fn validation_rejects_unknown_matchers() {
+        assert!(validate(&json!({"a": {"$scaled": 300}})).is_ok());
+        assert!(validate(&json!({"a": {"$scaled": 300, "$type": "integer"}})).is_err());
+        assert!(validate(&json!({"a": {"$scaled": "300"}})).is_err());
         assert!(validate(&json!({"a": {"$capture": "x"}})).is_ok());
         assert!(validate(&json!({"a": {"$captur": "x"}})).is_err());
         assert!(validate(&json!({"$type": "str"})).is_err());
@@ -489,5 +553,36 @@ mod tests {
         )
         .is_ok());
         assert!(matches(&some, &json!({"k1": {"m": "e"}}), &mut vars).is_err());
+        // two equal patterns need two elements: "at least two requests", whatever else is there
+        let two = json!({"$contains": [{"m": "e"}, {"m": "e"}]});
+        assert!(matches(&two, &json!([{"m": "e"}]), &mut vars).is_err());
+        assert!(matches(
+            &two,
+            &json!({"a": {"m": "e"}, "b": {"m": "e"}, "c": 1}),
+            &mut vars
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn scaled_durations_stretch_and_nothing_else_does() {
+        let sent = json!({"arguments": {"ms": {"$scaled": 1000}}, "task": {"ttl": 315360000000u64},
+                          "list": [{"$scaled": 5}]});
+        let at_three = scale(&sent, 3.0);
+        assert_eq!(
+            at_three,
+            json!({"arguments": {"ms": 3000}, "task": {"ttl": 315360000000u64}, "list": [15]})
+        );
+        assert_eq!(scaled_ms(&json!({"$scaled": 7})), Some(7));
+        assert_eq!(scaled_ms(&json!(7)), None);
+        // an expectation compared before its durations were stretched is an error, not a pass
+        let unscaled = json!({"ttl": {"$scaled": 600}});
+        assert!(matches(&unscaled, &json!({"ttl": 600}), &mut Vars::new()).is_err());
+        assert!(matches(
+            &scale(&unscaled, 2.0),
+            &json!({"ttl": 1200}),
+            &mut Vars::new()
+        )
+        .is_ok());
     }
 }

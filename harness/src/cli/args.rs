@@ -144,7 +144,9 @@ pub struct JudgeArgs {
     /// The mapping `taskcheck.yaml` gives, when --fixtures does not.
     #[arg(skip)]
     pub fixture_map: FixtureMap,
-    /// Multiply every timeout by this factor (slow machines, slow receivers) [default: 1].
+    /// Multiply every timeout and wait by this factor (slow machines, slow receivers), and the
+    /// durations scenarios mark `$scaled` [default: 1]. A rule judged by a deadline (a prompt
+    /// CreateTaskResult, a task leaving input_required) gives a receiver that much longer.
     #[arg(long)]
     pub timeout_scale: Option<f64>,
 }

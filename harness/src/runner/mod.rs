@@ -39,29 +39,7 @@ impl Limits {
     pub fn scaled(&self, ms: u64) -> Duration {
         Duration::from_millis(ms).mul_f64(self.scale)
     }
-
-    /// A request's durations stretched like every wait (`--timeout-scale`): a fixture's work
-    /// (`arguments.ms` of a tool, `metadata.delayMs` of sampling) and the requested
-    /// `task.ttl`, so what a scenario proves by timing (work still running, ttl not yet
-    /// elapsed) holds at any scale.
-    pub fn stretch_call(&self, mut params: Value) -> Value {
-        if self.scale == 1.0 {
-            return params;
-        }
-        for pointer in ["/arguments/ms", "/metadata/delayMs", "/task/ttl"] {
-            if let Some(v) = params.pointer_mut(pointer) {
-                if let Some(ms) = v.as_u64() {
-                    *v = json!(self.scaled(ms).as_millis() as u64);
-                }
-            }
-        }
-        params
-    }
 }
-
-/// Requests whose params carry fixture durations and a requested ttl, which a slow machine's
-/// `Limits` stretch.
-const TIMED_REQUESTS: [&str; 3] = ["tools/call", "sampling/createMessage", "elicitation/create"];
 
 /// Everything a run is configured with besides the scenarios and the receiver.
 #[derive(Clone)]
@@ -78,6 +56,22 @@ pub struct Config {
 }
 
 impl Config {
+    /// What a step sends for `params`: every duration it marks (`{$scaled: N}`: a fixture's
+    /// work, a ttl that takes part in the scenario's timing) stretched by the scale, like every
+    /// wait, and a `tools/call` of a fixture role rewritten into a call of the receiver's tool.
+    /// Numbers not so marked (a ten-year ttl) are sent as written.
+    pub fn call(&self, method: &str, params: &Value) -> Result<Value, String> {
+        let timed_ttl = params
+            .pointer("/task/ttl")
+            .and_then(crate::matcher::scaled_ms)
+            .is_some();
+        let params = crate::matcher::scale(params, self.limits.scale);
+        match method {
+            "tools/call" => self.fixtures.apply(&params, timed_ttl),
+            _ => Ok(params),
+        }
+    }
+
     /// A configuration with these limits, schemas and fixtures, opening one session per CPU
     /// at once.
     pub fn new(limits: Limits, official: Option<Arc<SchemaSet>>, fixtures: FixtureMap) -> Self {
@@ -104,7 +98,9 @@ impl Config {
                     return None;
                 };
                 let role = params.get("name").and_then(Value::as_str)?;
-                let ms = params.pointer("/arguments/ms").and_then(Value::as_u64);
+                let ms = params
+                    .pointer("/arguments/ms")
+                    .and_then(|ms| crate::matcher::scaled_ms(ms).or(ms.as_u64()));
                 (method == "tools/call").then_some((role, ms.unwrap_or(0)))
             });
         let (factor, longest) = self.fixtures.slowdown(calls);

@@ -151,9 +151,11 @@ pub enum StepKind {
     },
     /// Retry the last request answered with an InputRequiredResult as a new request: each of
     /// its `inputRequests` answered with `reply`, its `requestState` echoed; `expect` judges
-    /// the answer to the retry (asked again, it retries again, a few times at most).
+    /// the answer to the retry (asked again, it retries again, a few times at most); `save`
+    /// keeps that last answer under a name.
     Retry {
         reply: Value,
+        save: Option<String>,
     },
     /// Wait for a receiver notification of this method and judge its params with `expect`.
     Notification {
@@ -359,7 +361,7 @@ impl TryFrom<RawStep> for Step {
                 "absent",
                 "not_applicable_if",
             ],
-            "retry" => &["rule", "expect", "checks", "timeout_ms", "given"],
+            "retry" => &["save", "rule", "expect", "checks", "timeout_ms", "given"],
             "walk_list" => &["rule", "expect", "checks", "timeout_ms", "peer", "given"],
             _ => &[],
         };
@@ -404,6 +406,7 @@ impl TryFrom<RawStep> for Step {
             );
         }
         let params = raw.params.unwrap_or(Value::Null);
+        crate::matcher::validate_scaled(&params)?;
         let kind = match kind_name {
             "send" => StepKind::Send {
                 method: raw.send.unwrap_or_default(),
@@ -456,6 +459,7 @@ impl TryFrom<RawStep> for Step {
             },
             "retry" => StepKind::Retry {
                 reply: raw.retry.unwrap_or_default(),
+                save: raw.save,
             },
             "walk_list" => {
                 let w = raw.walk_list.unwrap_or_default();
@@ -546,7 +550,10 @@ impl From<Step> for RawStep {
                 raw.at_most = at_most;
             }
             StepKind::Notification { method } => raw.notification = Some(method),
-            StepKind::Retry { reply } => raw.retry = Some(reply),
+            StepKind::Retry { reply, save } => {
+                raw.retry = Some(reply);
+                raw.save = save;
+            }
             StepKind::WalkList {
                 contains,
                 lacks,
@@ -625,7 +632,7 @@ impl Step {
                 values.push(params.clone())
             }
             StepKind::Poll { task, .. } => values.push(Value::String(task.clone())),
-            StepKind::Answer { reply, .. } | StepKind::Retry { reply } => {
+            StepKind::Answer { reply, .. } | StepKind::Retry { reply, .. } => {
                 values.push(reply.clone())
             }
             StepKind::Respond { task, reply, .. } => {
@@ -665,7 +672,9 @@ impl Step {
             .flat_map(crate::matcher::captures)
             .collect();
         match &self.kind {
-            StepKind::Send { save: Some(s), .. } => out.push(s.clone()),
+            StepKind::Send { save: Some(s), .. } | StepKind::Retry { save: Some(s), .. } => {
+                out.push(s.clone())
+            }
             StepKind::Poll {
                 capture: Some(c), ..
             } => out.push(c.clone()),

@@ -42,7 +42,7 @@ requires:
   tools: [optional_sleep]
 steps:
   - send: tools/call
-    params: {name: optional_sleep, arguments: {ms: 50}, task: {ttl: 60000}}
+    params: {name: optional_sleep, arguments: {ms: {$scaled: 50}}, task: {ttl: {$scaled: 60000}}}
     expect:
       result:
         task: {taskId: {$capture: task}}

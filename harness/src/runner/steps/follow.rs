@@ -236,6 +236,7 @@ impl<'a> Exec<'a> {
         &self,
         step: &Step,
         reply: &Value,
+        save: &Option<String>,
         state: &mut State,
     ) -> Result<(), Stop> {
         let reply = matcher::substitute(reply, &state.vars).map_err(Stop::Prerequisite)?;
@@ -270,7 +271,12 @@ impl<'a> Exec<'a> {
                 Some(again) if attempt < RETRIES_AT_MOST => asked = again.clone(),
                 _ => {
                     let evidence = vec![answer.asked, answer.seq];
-                    return self.judge_answer(step, &answer.outcome, evidence, state);
+                    self.judge_answer(step, &answer.outcome, evidence, state)?;
+                    if let Some(name) = save {
+                        let value = super::outcome_value(&answer.outcome).clone();
+                        state.vars.insert(name.clone(), value);
+                    }
+                    return Ok(());
                 }
             }
         }

@@ -153,12 +153,13 @@ fn asks_input(outcome: &Outcome) -> Option<&Value> {
     }
 }
 
-/// Stops the scenario as not applicable if the answer matches the step's `not_applicable_if`.
-fn not_applicable(step: &Step, answer: &Outcome, state: &State) -> Result<(), Stop> {
+/// Stops the scenario as not applicable if the answer matches the step's `not_applicable_if`
+/// (its durations stretched by `scale`).
+fn not_applicable(step: &Step, answer: &Outcome, state: &State, scale: f64) -> Result<(), Stop> {
     let Some(n) = &step.not_applicable_if else {
         return Ok(());
     };
-    if expect_holds(&n.answer, answer, &mut state.vars.clone()).is_err() {
+    if expect_holds(&n.answer, answer, &mut state.vars.clone(), scale).is_err() {
         return Ok(());
     }
     let why = match (&step.kind, answer) {
@@ -170,7 +171,7 @@ fn not_applicable(step: &Step, answer: &Outcome, state: &State) -> Result<(), St
     Err(Stop::NotApplicable(why))
 }
 
-fn outcome_value(outcome: &Outcome) -> &Value {
+pub(super) fn outcome_value(outcome: &Outcome) -> &Value {
     match outcome {
         Outcome::Result(v) | Outcome::Error(v) => v,
     }
@@ -198,14 +199,20 @@ pub(super) fn describe(outcome: &Outcome) -> String {
     }
 }
 
-/// Judges an answer against an expectation; captures go into `vars` only on success.
-fn expect_holds(expect: &Expect, answer: &Outcome, vars: &mut Vars) -> Result<(), String> {
+/// Judges an answer against an expectation whose durations (`$scaled`) stretch by `scale`;
+/// captures go into `vars` only on success.
+fn expect_holds(
+    expect: &Expect,
+    answer: &Outcome,
+    vars: &mut Vars,
+    scale: f64,
+) -> Result<(), String> {
     let (pattern, wanted_result) = match expect {
         Expect::AnyOf(options) => {
             let mut reasons = Vec::new();
             for o in options {
                 let mut trial = vars.clone();
-                match expect_holds(o, answer, &mut trial) {
+                match expect_holds(o, answer, &mut trial, scale) {
                     Ok(()) => {
                         *vars = trial;
                         return Ok(());
@@ -221,7 +228,7 @@ fn expect_holds(expect: &Expect, answer: &Outcome, vars: &mut Vars) -> Result<()
         Expect::Result(p) | Expect::Params(p) => (p, true),
         Expect::Error(p) => (p, false),
     };
-    let pattern = matcher::substitute(pattern, vars)?;
+    let pattern = matcher::scale(&matcher::substitute(pattern, vars)?, scale);
     let value = match (answer, wanted_result) {
         (Outcome::Result(v), true) | (Outcome::Error(v), false) => v,
         _ => {
@@ -282,14 +289,15 @@ impl<'a> Exec<'a> {
         evidence: Vec<u64>,
         state: &mut State,
     ) -> Result<(), Stop> {
-        not_applicable(step, answer, state)?;
+        let scale = self.config.limits.scale;
+        not_applicable(step, answer, state, scale)?;
         let primary = step.expect.as_ref().map(|e| (step.rule.clone(), e));
         let extra = step
             .checks
             .iter()
             .map(|c| (Some(c.rule.clone()), &c.expect));
         for (rule, expect) in primary.into_iter().chain(extra) {
-            let verdict = expect_holds(expect, answer, &mut state.vars);
+            let verdict = expect_holds(expect, answer, &mut state.vars, scale);
             let held = verdict.is_ok();
             let recorded = rule
                 .as_deref()
@@ -427,7 +435,7 @@ impl<'a> Exec<'a> {
                 hold_open,
                 ..
             } => {
-                let params = subst(params, &state.vars)?;
+                let params = matcher::scale(&subst(params, &state.vars)?, self.config.limits.scale);
                 let session = self.session_of(step)?;
                 let wait = self.config.limits.scaled(*ms);
                 let asked = match hold_open {
@@ -440,7 +448,7 @@ impl<'a> Exec<'a> {
                     Ok(reply) => {
                         state.sent_by.insert(reply.asked, state.label.clone());
                         state.last_answer = Some(reply.seq);
-                        not_applicable(step, &reply.outcome, state)
+                        not_applicable(step, &reply.outcome, state, self.config.limits.scale)
                     }
                     Err(RequestError::Timeout { .. }) => Ok(()),
                     Err(e) => Err(e.into()),
@@ -455,17 +463,8 @@ impl<'a> Exec<'a> {
                 abandon_after_ms: None,
                 ..
             } => {
-                let mut params = subst(params, &state.vars)?;
-                if super::TIMED_REQUESTS.contains(&method.as_str()) {
-                    params = self.config.limits.stretch_call(params);
-                }
-                if method == "tools/call" {
-                    params = self
-                        .config
-                        .fixtures
-                        .apply(&params)
-                        .map_err(Stop::Prerequisite)?;
-                }
+                let params = self.config.call(method, &subst(params, &state.vars)?);
+                let params = params.map_err(Stop::Prerequisite)?;
                 let mut collected: Vars = Vars::new();
                 let creates = params.get("task").is_some();
                 for _ in 0..repeat.unwrap_or(1) {
@@ -549,7 +548,7 @@ impl<'a> Exec<'a> {
                 reply,
                 at_most,
             } => self.respond(step, task, reply, *at_most, state).await,
-            StepKind::Retry { reply } => self.retry(step, reply, state).await,
+            StepKind::Retry { reply, save } => self.retry(step, reply, save, state).await,
             StepKind::Notification { method } => self
                 .receive(step, Inbox::Notifications, method, state)
                 .await
