@@ -153,7 +153,7 @@ fn client_faults() -> Vec<FaultEntry> {
 pub fn client_faults_of(rule: &str) -> Vec<&'static str> {
     client_faults()
         .into_iter()
-        .filter(|f| f.rules.contains(&rule))
+        .filter(|f| f.rules.contains(&rule) || f.follows.contains(&rule))
         .map(|f| f.name)
         .collect()
 }

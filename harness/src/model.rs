@@ -127,6 +127,8 @@ const STAYS_CANCELLED: &str = "tasks.cancel.stays-cancelled";
 #[derive(Default)]
 struct History {
     created_at: Option<(Stamp, String, u64)>,
+    /// The ttl the CreateTaskResult granted (null: unlimited), and where it was seen.
+    granted_ttl: Option<(Value, u64)>,
     terminal: Option<(TaskStatus, u64)>,
     updates: Vec<(Stamp, u64)>,
 }
@@ -146,6 +148,9 @@ fn timestamp(task: &Value, key: &str) -> Result<Stamp, String> {
         Some(other) => Err(format!("`{key}` is {other}, not a string")),
     }
 }
+
+/// The ttl a tasks/get reports is the one its task was granted.
+const GET_REPORTS_GRANTED: &str = "tasks.ttl.get-reports-granted";
 
 impl Model {
     /// Feeds one observation and returns every judgement it allowed.
@@ -196,18 +201,40 @@ impl Model {
                 }
             }
         }
+        let ttl = obs.task.get("ttl");
+        let ttl_number = matches!(ttl, Some(v) if v.is_null() || v.is_u64() || v.is_i64());
         if obs.source == Source::Get {
-            let ttl = obs.task.get("ttl");
-            let held = matches!(ttl, Some(v) if v.is_null() || v.is_u64() || v.is_i64());
             judge(
                 "tasks.ttl.get-includes-ttl",
-                held,
+                ttl_number,
                 match ttl {
                     None => "tasks/get result has no `ttl`".into(),
                     Some(v) => format!("tasks/get `ttl` is {v}"),
                 },
                 ev.clone(),
             );
+        }
+        let granted = &mut self.tasks.entry(id.clone()).or_default().granted_ttl;
+        match (obs.source, ttl.filter(|_| ttl_number)) {
+            (Source::Create, Some(v)) if granted.is_none() => {
+                *granted = Some((v.clone(), obs.received))
+            }
+            (Source::Get, Some(v)) => {
+                if let Some((given, seen)) = granted.as_ref() {
+                    judge(
+                        GET_REPORTS_GRANTED,
+                        v == given,
+                        match v == given {
+                            true => format!("tasks/get reports the ttl {v} granted at creation"),
+                            false => format!(
+                                "tasks/get reports ttl {v}, where the CreateTaskResult granted {given}"
+                            ),
+                        },
+                        vec![*seen, obs.received],
+                    );
+                }
+            }
+            _ => {}
         }
 
         let created = timestamp(obs.task, "createdAt");

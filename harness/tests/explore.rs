@@ -105,19 +105,17 @@ fn explore_of_the_extension_is_clean_under_every_legal_variant_over_stdio_and_ht
     let variants: Vec<_> = ext_tasks::variants::VARIANTS.iter().collect();
     let problems = in_parallel(&variants, 4, |v| {
         let receiver = format!("{} --variant {}", ext_reference(&[]), v.name);
-        let (code, out) = explore(&receiver, &["--seed", "5", "--cases", "10"]);
+        let options = variant_options(v.name);
+        let options: Vec<&str> = options.iter().map(String::as_str).collect();
+        let (code, out) = explore(
+            &receiver,
+            &[&["--seed", "5", "--cases", "10"], &options[..]].concat(),
+        );
         let server = HttpReference::start(&["--profile", "ext-tasks", "--variant", v.name]);
-        let http = taskcheck(&[
-            "explore",
-            "--url",
-            &server.url,
-            "--profile",
-            "ext-tasks",
-            "--seed",
-            "9",
-            "--cases",
-            "5",
-        ]);
+        let mut args = vec!["explore", "--url", &server.url, "--profile", "ext-tasks"];
+        args.extend(["--seed", "9", "--cases", "5"]);
+        args.extend(&options);
+        let http = taskcheck(&args);
         let http_out = String::from_utf8_lossy(&http.stdout).into_owned();
         [
             (code != 0).then(|| format!("variant {} over stdio: exit {code}\n{out}", v.name)),

@@ -10,14 +10,6 @@ use mcp_taskcheck::inspect::{checks_of, faults_of};
 use mcp_taskcheck::scenario;
 use mcp_taskcheck::spec::{self, Status};
 
-/// Two credentials, so the auth-binding scenario runs over HTTP.
-const AUTH: [&str; 4] = [
-    "--auth-a",
-    "Authorization: Bearer alice-secret",
-    "--auth-b",
-    "Authorization: Bearer bob-secret",
-];
-
 #[test]
 fn the_reference_receiver_passes_every_check() {
     let (code, out, doc) = run(
@@ -74,9 +66,10 @@ fn over_http_the_reference_passes_and_every_fault_fails_exactly_its_rules() {
     );
     // every fault shows over HTTP too (a subscriptions/listen stream is the POST's SSE answer)
     let faults: Vec<_> = ext_tasks::faults::FAULTS.iter().collect();
-    let problems = in_parallel(&faults, 4, |fault| {
+    let problems = in_parallel(&faults, 8, |fault| {
         let server = HttpReference::start(&["--profile", "ext-tasks", "--fault", fault.name]);
-        let mut extra = vec!["--profile", "ext-tasks", "--jobs", "4"];
+        // one scenario at a time (tests/invariance.rs runs eight): no verdict follows `--jobs`
+        let mut extra = vec!["--profile", "ext-tasks", "--jobs", "1"];
         extra.extend_from_slice(&AUTH);
         let (code, out, doc) = run_against(
             &["--url", &server.url],
@@ -92,15 +85,18 @@ fn over_http_the_reference_passes_and_every_fault_fails_exactly_its_rules() {
 fn every_legal_variant_passes_over_stdio_and_http() {
     let variants: Vec<_> = ext_tasks::variants::VARIANTS.iter().collect();
     let problems = in_parallel(&variants, 4, |v| {
+        let options = variant_options(v.name);
+        let mut extra = vec!["--profile", "ext-tasks", "--jobs", "4"];
+        extra.extend(options.iter().map(String::as_str));
         let stdio = run(
             &format!("{} --variant {}", ext_reference(&[]), v.name),
-            &["--profile", "ext-tasks", "--jobs", "4"],
+            &extra,
             &format!("ext-variant-{}", v.name),
         );
         let server = HttpReference::start(&["--profile", "ext-tasks", "--variant", v.name]);
         let http = run_against(
             &["--url", &server.url],
-            &["--profile", "ext-tasks", "--jobs", "4"],
+            &extra,
             &format!("ext-variant-http-{}", v.name),
         );
         [stdio, http]

@@ -22,7 +22,10 @@ fn accusations(name: &str, code: i32, out: &str, doc: &serde_json::Value) -> Vec
 fn every_legal_variant_passes_over_stdio() {
     let problems = in_parallel(VARIANTS, 3, |v| {
         let receiver = format!("{BIN} reference --variant {}", v.name);
-        let (code, out, doc) = run(&receiver, &["--jobs", "4"], &format!("variant-{}", v.name));
+        let options = variant_options(v.name);
+        let mut extra = vec!["--jobs", "4"];
+        extra.extend(options.iter().map(String::as_str));
+        let (code, out, doc) = run(&receiver, &extra, &format!("variant-{}", v.name));
         accusations(v.name, code, &out, &doc)
     });
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
@@ -32,9 +35,12 @@ fn every_legal_variant_passes_over_stdio() {
 fn every_legal_variant_passes_over_http() {
     let problems = in_parallel(VARIANTS, 3, |v| {
         let server = HttpReference::start(&["--variant", v.name]);
+        let options = variant_options(v.name);
+        let mut extra = vec!["--jobs", "4"];
+        extra.extend(options.iter().map(String::as_str));
         let (code, out, doc) = run_against(
             &["--url", &server.url],
-            &["--jobs", "4"],
+            &extra,
             &format!("variant-http-{}", v.name),
         );
         accusations(v.name, code, &out, &doc)

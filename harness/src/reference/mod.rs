@@ -6,6 +6,7 @@ pub mod faults;
 pub mod hostile;
 pub mod http_hostile;
 pub mod record;
+pub mod renamed;
 pub mod variants;
 
 use crate::wire::{self, code, Message};

@@ -20,6 +20,13 @@ pub const EXT_SCHEMAS: [&str; 4] = [
     "--schema",
     concat!(env!("TASKCHECK_SPEC_DIR"), "/ext-tasks/schema.json"),
 ];
+/// Two credentials, so the auth-binding scenarios run over HTTP.
+pub const AUTH: [&str; 4] = [
+    "--auth-a",
+    "Authorization: Bearer alice-secret",
+    "--auth-b",
+    "Authorization: Bearer bob-secret",
+];
 /// The rules judged only with `--schema`.
 pub const OFFICIAL_SCHEMA_RULES: [&str; 2] = ["tasks.schema.official", "ext-tasks.schema.official"];
 
@@ -44,6 +51,24 @@ fn with_faults(subcommand: &str, faults: &[&str]) -> String {
         cmd.push_str(&format!(" --fault {f}"));
     }
     cmd
+}
+
+/// The options a legal variant of either reference is judged with: the `renamed-tools`
+/// variant's own tools play the fixture roles through the map written for it.
+pub fn variant_options(variant: &str) -> Vec<String> {
+    match variant {
+        "renamed-tools" => {
+            let map = temp_path("renamed-tools.yaml");
+            if !map.exists() {
+                let text = mcp_taskcheck::reference::renamed::FIXTURES_MAP;
+                let part = map.with_extension(format!("{:?}", std::thread::current().id()));
+                std::fs::write(&part, text).unwrap();
+                std::fs::rename(&part, &map).unwrap();
+            }
+            vec!["--fixtures".into(), map.to_string_lossy().into_owned()]
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// A fresh temporary path for a report.
@@ -251,17 +276,28 @@ pub fn fault_problems<F: Where>(
     problems
 }
 
-/// Runs `check` over `items` on `workers` threads and gathers the problems it reports.
+/// Runs `check` over `items` on `workers` threads, each taking the next item when it is done
+/// with one (a slow item holds up no other), and gathers the problems it reports.
 pub fn in_parallel<T: Sync>(
     items: &[T],
     workers: usize,
     check: impl Fn(&T) -> Vec<String> + Sync,
 ) -> Vec<String> {
-    let check = &check;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (check, next) = (&check, &next);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(items.len().div_ceil(workers).max(1))
-            .map(|chunk| scope.spawn(move || chunk.iter().flat_map(check).collect::<Vec<_>>()))
+        let handles: Vec<_> = (0..workers.max(1))
+            .map(|_| {
+                scope.spawn(move || {
+                    let mut problems = Vec::new();
+                    while let Some(item) =
+                        items.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    {
+                        problems.extend(check(item));
+                    }
+                    problems
+                })
+            })
             .collect();
         handles
             .into_iter()

@@ -22,6 +22,7 @@ pub enum Variant {
     WithoutRequiredSleep,
     SlowStart,
     ImmediateShortWork,
+    RenamedTools,
 }
 
 /// Every variant of the extension's reference receiver.
@@ -95,5 +96,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: ImmediateShortWork,
         name: "immediate-short-work",
         description: "answers a call that may run either way and asks for under 100 ms of work with its result at once, no task (a requestor must handle both shapes)",
+    },
+    VariantInfo {
+        variant: RenamedTools,
+        name: "renamed-tools",
+        description: "lists every fixture tool under a name of its own (`sleep_optional_tool`), taking its arguments under keys of its own (`wait_for`) and answering in words of its own; played through `reference::renamed::FIXTURES_MAP` it gives the fixture tools' verdicts",
     },
 ];

@@ -18,6 +18,14 @@ impl ExtReference {
             .and_then(Value::as_str)
             .unwrap_or_default();
         let args = params.get("arguments").cloned().unwrap_or(json!({}));
+        // the renamed-tools variant's names and keys stand for the fixtures' (nothing else)
+        let (name, args) = match self.is(Variant::RenamedTools) {
+            true => match renamed::fixture_of(name, TOOLS.iter().map(|(t, _)| *t)) {
+                Some(fixture) => (fixture, renamed::arguments(&args)),
+                None => ("", args),
+            },
+            false => (name, args),
+        };
         // an official suite's tool runs as one of the reference's own
         let (runs, name, mut args, ask) = match official_tools::find(name) {
             Some(t) if t.name == "test_tool_with_task" => (
@@ -155,13 +163,24 @@ impl ExtReference {
         handle
     }
 
-    /// Runs a fixture tool to its outcome; `task` is the task it runs for, if any.
+    /// Runs a fixture tool to its outcome, in the renamed-tools variant's words where it is
+    /// that; `task` is the task it runs for, if any.
     pub(super) async fn work(
         self: Arc<Self>,
         name: &str,
         args: &Value,
         task: Option<&str>,
     ) -> Reply {
+        let renamed = self.is(Variant::RenamedTools);
+        let outcome = self.run_fixture(name, args, task).await;
+        match renamed {
+            true => outcome.map(renamed::output),
+            false => outcome,
+        }
+    }
+
+    /// Runs a fixture tool to its outcome; `task` is the task it runs for, if any.
+    async fn run_fixture(self: Arc<Self>, name: &str, args: &Value, task: Option<&str>) -> Reply {
         let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
         tokio::time::sleep(Duration::from_millis(ms)).await;
         let task = task.unwrap_or_default();

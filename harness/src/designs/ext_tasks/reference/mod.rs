@@ -11,7 +11,7 @@ use super::faults::{Fault, Faults};
 use super::official_tools::{self, Runs};
 use super::variants::Variant;
 use super::{declares, request_capabilities, EXTENSION, META_VERSION, MISSING_CAPABILITY};
-use crate::reference::{rfc3339, Receives};
+use crate::reference::{renamed, rfc3339, Receives};
 use crate::wire::{code, Message};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -403,8 +403,12 @@ impl ExtReference {
             .iter()
             .filter(|(name, _)| self.offers(name))
             .map(|(name, what)| {
-                json!({"name": name, "description": what, "inputSchema": {"type": "object",
-                    "properties": {"ms": {"type": "integer", "minimum": 0}}}})
+                let tool = json!({"name": name, "description": what, "inputSchema": {"type": "object",
+                    "properties": {"ms": {"type": "integer", "minimum": 0}}}});
+                match self.is(Variant::RenamedTools) {
+                    true => renamed::listed(tool),
+                    false => tool,
+                }
             })
             .chain(official_tools::TOOLS.iter().map(official_tools::listed))
             .collect();

@@ -30,7 +30,7 @@ pub fn task_capability(method: &str) -> Option<&'static str> {
 }
 
 /// Every rule a monitor judges.
-pub const MONITOR_RULES: [&str; 28] = [
+pub const MONITOR_RULES: [&str; 29] = [
     "tasks.capability.requestor-augments-declared-only",
     "tasks.progress.stops-when-terminal",
     "tasks.cancel.stop-execution",
@@ -47,6 +47,7 @@ pub const MONITOR_RULES: [&str; 28] = [
     "tasks.ttl.created-at-constant",
     "tasks.ttl.last-updated-monotonic",
     "tasks.ttl.get-includes-ttl",
+    "tasks.ttl.get-reports-granted",
     "tasks.ttl.no-early-expiry",
     "tasks.ttl.override",
     "tasks.create.model-immediate-response",

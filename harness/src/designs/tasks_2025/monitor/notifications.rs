@@ -52,8 +52,9 @@ impl Monitor<'_> {
         }
     }
 
-    /// Progress after a task was seen terminal: its work went on after a cancellation
-    /// (the root), or its notifications did not stop.
+    /// Progress after a task was seen terminal: its notifications did not stop (a MUST, the
+    /// root), and after a cancellation that shows its work went on (a SHOULD, judged by the
+    /// same observation, so shown as the root's consequence).
     pub(super) fn progress_stopped(&mut self) {
         for (task, p) in std::mem::take(&mut self.progressing) {
             let Some((status, seen, _)) = p.terminal else {
@@ -70,19 +71,19 @@ impl Monitor<'_> {
                     status.as_str()
                 ),
             };
-            let cancelled = status == TaskStatus::Cancelled;
-            if cancelled {
-                self.findings.push(find(
-                    STOP_EXECUTION,
-                    p.late.is_none(),
-                    format!("{message}: the work went on after the cancellation"),
-                    evidence.clone(),
-                ));
+            let went_on = format!("{message}: the work went on after the cancellation");
+            self.findings.push(find(
+                STOPS_WHEN_TERMINAL,
+                p.late.is_none(),
+                message,
+                evidence.clone(),
+            ));
+            if status == TaskStatus::Cancelled {
+                self.findings.push(Finding {
+                    follows: Some(STOPS_WHEN_TERMINAL),
+                    ..find(STOP_EXECUTION, p.late.is_none(), went_on, evidence)
+                });
             }
-            self.findings.push(Finding {
-                follows: cancelled.then_some(STOP_EXECUTION),
-                ..find(STOPS_WHEN_TERMINAL, p.late.is_none(), message, evidence)
-            });
         }
     }
 }

@@ -94,6 +94,9 @@ pub enum Fault {
     ListOnePage,
     PerSessionIds,
     ElicitAsTask,
+    ExtensionEnablesTasks,
+    GetReportsRemainingTtl,
+    FailedResultMissing,
 }
 
 /// Faults that only the Streamable HTTP receiver can show.
@@ -165,7 +168,7 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: NoInputRequired, name: "no-input-required", rules: &["tasks.input.move-to-input-required"], description: "stays `working` while waiting for an elicitation answer", may_also: &[], follows: &[] },
     FaultInfo { fault: ElicitationDropped, name: "elicitation-dropped", rules: &["tasks.input.requests-delivered"], description: "a task moves to `input_required` but its elicitation is never sent", may_also: &[], follows: &[] },
     FaultInfo { fault: ElicitWithoutRelatedTask, name: "elicit-without-related-task", rules: &["tasks.input.request-related-task"], description: "task elicitations carry no related-task `_meta`", may_also: &[], follows: &[] },
-    FaultInfo { fault: StuckInputRequired, name: "stuck-input-required", rules: &["tasks.input.leave-after-input"], description: "stays `input_required` for 6 s after the answer arrived", may_also: &[], follows: &[] },
+    FaultInfo { fault: StuckInputRequired, name: "stuck-input-required", rules: &["tasks.input.leave-after-input"], description: "stays `input_required` for good after the answer arrived", may_also: &[], follows: &[] },
     FaultInfo { fault: CreatedAtNotRfc3339, name: "created-at-not-rfc3339", rules: &["tasks.ttl.created-at"], description: "`createdAt` is Unix milliseconds in a string", may_also: &[], follows: &[] },
     FaultInfo { fault: LastUpdatedAtMissing, name: "last-updated-at-missing", rules: &["tasks.ttl.last-updated-at"], description: "tasks have no `lastUpdatedAt`", may_also: &[], follows: &["tasks.schema.receiver-messages"] },
     FaultInfo { fault: CreatedAtDrifts, name: "created-at-drifts", rules: &["tasks.ttl.created-at-constant"], description: "`createdAt` moves one second earlier with every report", may_also: &[], follows: &[] },
@@ -212,8 +215,8 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: InvalidRequestAsParseError, name: "invalid-request-as-parse-error", rules: &["wire.invalid-request"], description: "(fuzz-wire) answers JSON that is not a JSON-RPC request with -32700 instead of -32600", may_also: &[], follows: &[] },
     FaultInfo { fault: UnknownMethodInvalidParams, name: "unknown-method-invalid-params", rules: &["wire.method-not-found"], description: "(fuzz-wire) answers an unknown method with -32602 instead of -32601", may_also: &[], follows: &[] },
     FaultInfo { fault: OverlappingResultsLoseMeta, name: "overlapping-results-lose-meta", rules: &["tasks.meta.result-related-task"], description: "(explore) once two tasks/result requests for a task wait at the same time, its results carry no related-task `_meta`", may_also: &[], follows: &[] },
-    FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled", "tasks.cancel.stop-execution"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &["tasks.progress.stops-when-terminal"], follows: &["tasks.lifecycle.terminal-final"] },
-    FaultInfo { fault: CancelledTaskFails, name: "cancelled-task-fails", rules: &["tasks.cancel.stays-cancelled", "tasks.cancel.stop-execution"], description: "a cancelled task's work goes on and marks it `failed` without a statusMessage (as rmcp 2.2.0 reports an aborted task)", may_also: &["tasks.progress.stops-when-terminal"], follows: &["tasks.lifecycle.terminal-final", "tasks.failed.status-message"] },
+    FaultInfo { fault: CancelledTaskCompletes, name: "cancelled-task-completes", rules: &["tasks.cancel.stays-cancelled", "tasks.progress.stops-when-terminal"], description: "a cancelled task's work goes on and marks it `completed`", may_also: &[], follows: &["tasks.cancel.stop-execution", "tasks.lifecycle.terminal-final"] },
+    FaultInfo { fault: CancelledTaskFails, name: "cancelled-task-fails", rules: &["tasks.cancel.stays-cancelled", "tasks.progress.stops-when-terminal"], description: "a cancelled task's work goes on and marks it `failed` without a statusMessage (as rmcp 2.2.0 reports an aborted task)", may_also: &[], follows: &["tasks.cancel.stop-execution", "tasks.lifecycle.terminal-final", "tasks.failed.status-message"] },
     FaultInfo { fault: ListOnlyUnfinished, name: "list-only-unfinished", rules: &["tasks.list.contains-retrievable", "tasks.errors.bad-cursor"], description: "tasks/list lists only unfinished tasks, on one page without `nextCursor`, whatever the cursor (as rmcp 2.2.0)", may_also: &[], follows: &["tasks.list.next-cursor"] },
     FaultInfo { fault: ResultDeletesTask, name: "result-deletes-task", rules: &["tasks.ttl.no-early-expiry"], description: "a task is deleted once tasks/result has answered, and later requests for it get -32002 (as rmcp 2.2.0 takes the result)", may_also: &[], follows: &["tasks.result.terminal-returns-final"] },
     FaultInfo { fault: UnlimitedTtlVanishes, name: "unlimited-ttl-vanishes", rules: &["tasks.ttl.no-early-expiry", "tasks.resources.max-ttl"], description: "reports every ttl as null (unlimited: no maximum), yet deletes a task 100 ms after it ends (deletions mid-walk shift its offset cursors: tasks may go unlisted)", may_also: &["tasks.list.contains-retrievable"], follows: &[] },
@@ -223,22 +226,26 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: AnswersCallTwice, name: "answers-call-twice", rules: &["wire.one-response"], description: "(stdio) answers every tools/call twice, the same response sent again", may_also: &[], follows: &[] },
     FaultInfo { fault: MalformedIdInternalError, name: "malformed-id-internal-error", rules: &["tasks.errors.unknown-task-id"], description: "a `taskId` that is not a string gets -32603 (as the TypeScript SDK's schema validation answers)", may_also: &[], follows: &[] },
     FaultInfo { fault: StdoutLogLine, name: "stdout-log-line", rules: &["transport.stdio.stdout-only-mcp"], description: "(stdio) writes a log line on stdout with its fourth message", may_also: &[], follows: &[] },
-    FaultInfo { fault: CrashAfterCancel, name: "crash-after-cancel", rules: &["wire.survives", "tasks.cancel.stop-execution"], description: "(stdio) exits when the work of a cancelled task ends (as the Python SDK 1.30.0 server does)", may_also: &["tasks.progress.stops-when-terminal"], follows: &[] },
+    FaultInfo { fault: CrashAfterCancel, name: "crash-after-cancel", rules: &["wire.survives", "tasks.progress.stops-when-terminal"], description: "(stdio) exits when the work of a cancelled task ends (as the Python SDK 1.30.0 server does), its progress going on until then", may_also: &[], follows: &["tasks.cancel.stop-execution"] },
     FaultInfo { fault: CrashAfterExpiry, name: "crash-after-expiry", rules: &["wire.survives"], description: "(stdio) exits when the work of a task ends after its ttl elapsed and the task was deleted (as the Python SDK 1.30.0 server does)", may_also: &[], follows: &[] },
     FaultInfo { fault: TimestampsWithoutOffset, name: "timestamps-without-offset", rules: &["tasks.ttl.timestamps-rfc3339"], description: "timestamps are ISO 8601 local times without an offset (`2025-11-25T10:30:00.123`)", may_also: &[], follows: &[] },
     FaultInfo { fault: ProtocolErrorCompletes, name: "protocol-error-completes", rules: &["tasks.failed.protocol-error"], description: "a task whose request ends in a JSON-RPC error ends `completed`", may_also: &[], follows: &[] },
     FaultInfo { fault: ProgressAfterCompletion, name: "progress-after-completion", rules: &["tasks.progress.stops-when-terminal"], description: "sends one more progress notification 1.2 s after a task's work ended", may_also: &[], follows: &[] },
-    FaultInfo { fault: CancelKeepsWorking, name: "cancel-keeps-working", rules: &["tasks.cancel.stop-execution", "tasks.progress.stops-when-terminal"], description: "a cancelled task's work goes on, still sending progress, though its status stays `cancelled` (progress after a terminal status breaks a MUST of its own)", may_also: &[], follows: &[] },
+    FaultInfo { fault: CancelKeepsWorking, name: "cancel-keeps-working", rules: &["tasks.progress.stops-when-terminal"], description: "a cancelled task's work goes on, still sending progress, though its status stays `cancelled` (one observation: progress after a terminal status, a MUST, whose consequence is the work not stopping)", may_also: &[], follows: &["tasks.cancel.stop-execution"] },
     FaultInfo { fault: ResultReturnsEarly, name: "result-returns-early", rules: &["tasks.result.blocks"], description: "tasks/result of an unfinished task answers at once with an empty result", may_also: &[], follows: &[] },
     FaultInfo { fault: ListOnePage, name: "list-one-page", rules: &["tasks.list.paginate"], description: "tasks/list returns every task on one page", may_also: &[], follows: &[] },
     FaultInfo { fault: PerSessionIds, name: "per-session-ids", rules: &["tasks.id.unique"], description: "(HTTP) task ids are random-looking but derived from a counter each session restarts, so sessions repeat them", may_also: &[], follows: &[] },
+    FaultInfo { fault: FailedResultMissing, name: "failed-result-missing", rules: &["tasks.result.terminal-returns-final"], description: "a task whose request ended in a JSON-RPC error ends `failed` with nothing kept of that error, and tasks/result of it waits for an outcome forever", may_also: &[], follows: &[] },
+    FaultInfo { fault: GetReportsRemainingTtl, name: "get-reports-remaining-ttl", rules: &["tasks.ttl.get-reports-granted"], description: "tasks/get reports what remains of a task's ttl, not the ttl it was granted", may_also: &[], follows: &[] },
+    FaultInfo { fault: ExtensionEnablesTasks, name: "extension-enables-tasks", rules: &["tasks.capability.extension-not-enabling"], description: "a 2025-11-25 session whose client declares the Tasks extension gets a task for a tools/call without the `task` parameter, as the extension would give", may_also: &[], follows: &["tasks.schema.receiver-messages"] },
     FaultInfo { fault: ElicitAsTask, name: "elicit-as-task", rules: &["tasks.capability.requestor-augments-declared-only"], description: "the elicitation a task sends is task-augmented, though taskcheck declares no `tasks` capability", may_also: &[], follows: &[] },
 ];
 
 /// Receiver faults that concern tools, `input_required` or progress, which client receivers
 /// have no part in: the reference client cannot have them.
-const SERVER_ONLY: [Fault; 13] = [
+const SERVER_ONLY: [Fault; 14] = [
     ElicitAsTask,
+    ExtensionEnablesTasks,
     OptionalAnsweredPlainly,
     SessionEndStopsTasks,
     ElicitationDropped,

@@ -71,9 +71,16 @@ pub struct Reference {
     /// Set by the HTTP server when a session ends (the session-end-stops-tasks fault): shared
     /// by every session of the server.
     support_stopped: Arc<AtomicBool>,
+    /// Whether the client's initialize declared the Tasks extension (the
+    /// extension-enables-tasks fault serves it as the extension would).
+    extension_declared: AtomicBool,
 }
 
 type Reply = Result<Value, (i64, String)>;
+
+/// The Tasks extension's identifier, which a 2025-11-25 client may declare among its
+/// `extensions` and which enables nothing under that version.
+const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The work of a task: the underlying request's outcome (a result, or a JSON-RPC error object).
 type Work = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, Value>> + Send>>;
@@ -116,7 +123,7 @@ impl Reference {
         let client = self.kind == ReceiverKind::Client;
         let twice = method == "tools/call" && self.faults.has(Fault::AnswersCallTwice);
         let reply = match method.as_str() {
-            "initialize" if !client => Ok(self.initialize()),
+            "initialize" if !client => Ok(self.initialize(&params)),
             "ping" => Ok(json!({})),
             "tools/list" | "roots/list"
                 if self.faults.has(Fault::TasksForUndeclaredTypes)
@@ -182,7 +189,12 @@ impl Reference {
         self.send(answer);
     }
 
-    fn initialize(&self) -> Value {
+    fn initialize(&self, params: &Value) -> Value {
+        let extension = params
+            .pointer("/capabilities/extensions")
+            .and_then(|e| e.get(EXTENSION));
+        self.extension_declared
+            .store(extension.is_some(), Ordering::Relaxed);
         let mut caps = fixtures::server_capabilities();
         if self.faults.has(Fault::NoTasksCapability) {
             caps.as_object_mut()
@@ -209,6 +221,17 @@ impl Reference {
             .unwrap_or_default()
             .to_string();
         let mut args = params.get("arguments").cloned().unwrap_or(json!({}));
+        let renamed = self.faults.is(Variant::RenamedTools);
+        let name = match renamed {
+            true => {
+                args = crate::reference::renamed::arguments(&args);
+                let fixtures = fixtures::FIXTURES.iter().map(|f| f.name);
+                crate::reference::renamed::fixture_of(&name, fixtures)
+                    .ok_or_else(|| invalid(format!("Unknown tool: {name:?}")))?
+                    .to_string()
+            }
+            false => name,
+        };
         let (fixture, support) = match self.faults.is(Variant::OwnTools) {
             true => {
                 let (fixture, own_args, support) = own_tools::as_fixture(&name, &args)
@@ -234,10 +257,17 @@ impl Reference {
                     task_id,
                     progress_token: params.pointer("/_meta/progressToken").cloned(),
                 };
-                tools::run(&server, &name, &args, &run_ctx).await
+                let outcome = tools::run(&server, &name, &args, &run_ctx).await;
+                match renamed {
+                    true => outcome.map(crate::reference::renamed::output),
+                    false => outcome,
+                }
             })
         };
-        let Some(task) = task else {
+        let extension = self.faults.has(Fault::ExtensionEnablesTasks)
+            && self.extension_declared.load(Ordering::Relaxed);
+        let Some(task) = task.or_else(|| (extension && support == "optional").then(|| json!({})))
+        else {
             if support == "required" && !self.faults.has(Fault::RequiredAcceptsPlain) {
                 return Err((
                     code::METHOD_NOT_FOUND,
@@ -270,6 +300,15 @@ impl Reference {
     fn listing(&self) -> Value {
         match self.kind {
             ReceiverKind::Server if self.faults.is(Variant::OwnTools) => own_tools::tools_list(),
+            ReceiverKind::Server if self.faults.is(Variant::RenamedTools) => {
+                let mut list = fixtures::tools_list();
+                if let Some(tools) = list["tools"].as_array_mut() {
+                    for tool in tools {
+                        *tool = crate::reference::renamed::listed(tool.take());
+                    }
+                }
+                list
+            }
             ReceiverKind::Server => fixtures::tools_list(),
             ReceiverKind::Client => fixtures::client::roots(),
         }
@@ -396,6 +435,7 @@ impl Reference {
             input_seen: Mutex::default(),
             input_wake: tokio::sync::Notify::new(),
             support_stopped,
+            extension_declared: AtomicBool::new(false),
         })
     }
 

@@ -50,6 +50,11 @@ impl Reference {
         if !(view == View::Get && f.has(Fault::GetOmitsTtl)) {
             task["ttl"] = json!(t.ttl_ms);
         }
+        if let (View::Get, true, Some(ttl)) = (view, f.has(Fault::GetReportsRemainingTtl), t.ttl_ms)
+        {
+            let lived = (time::OffsetDateTime::now_utc() - t.created).whole_milliseconds();
+            task["ttl"] = json!(ttl.saturating_sub(lived.max(1) as u64));
+        }
         let poll_interval = match f.is(Variant::LongPollInterval) {
             true => 1500,
             false => store::POLL_INTERVAL_MS,

@@ -148,8 +148,14 @@ impl Reference {
             t.done.subscribe()
         };
         let _ = done.wait_for(|d| *d).await;
+        let mut kept_error = false;
         if let Some(t) = self.lock().get(&id) {
             t.results_waiting -= 1;
+            kept_error = matches!(t.outcome, Some(TaskOutcome::Error(_)));
+        }
+        if kept_error && self.faults.has(Fault::FailedResultMissing) {
+            // a store that kept no outcome for a failed request waits for one forever
+            std::future::pending::<()>().await;
         }
         if self.faults.has(Fault::ResultDeletesTask) {
             let outcome = self.outcome_of(&id);

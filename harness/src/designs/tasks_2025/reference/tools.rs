@@ -128,7 +128,8 @@ async fn elicit(server: &Arc<Reference>, ctx: &RunContext) -> Result<Value, Valu
     let answer = server.call_client("elicitation/create", params).await;
     if let Some(id) = &ctx.task_id {
         if server.faults.has(Fault::StuckInputRequired) {
-            tokio::time::sleep(Duration::from_secs(6)).await;
+            // stuck for good, so no timeout scale taskcheck is given waits it out
+            std::future::pending::<()>().await;
         }
         server.set_status(id, TaskStatus::Working, None);
     }

@@ -19,6 +19,7 @@ pub enum Variant {
     OwnTools,
     InputShownFirst,
     CallsOnly,
+    RenamedTools,
 }
 
 /// Every variant.
@@ -82,5 +83,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: Variant::CallsOnly,
         name: "calls-only",
         description: "declares tasks for tools/call only, no `tasks.list` or `tasks.cancel`, and answers both methods -32601 (Method not found)",
+    },
+    VariantInfo {
+        variant: Variant::RenamedTools,
+        name: "renamed-tools",
+        description: "lists every fixture tool under a name of its own (`sleep_optional_tool`), taking its arguments under keys of its own (`wait_for`) and answering in words of its own; played through `reference::renamed::FIXTURES_MAP` it gives the fixture tools' verdicts",
     },
 ];
