@@ -153,18 +153,19 @@ fn client_faults() -> Vec<FaultEntry> {
 pub fn client_faults_of(rule: &str) -> Vec<&'static str> {
     client_faults()
         .into_iter()
-        .filter(|f| f.rules.contains(&rule) || f.follows.contains(&rule))
+        .filter(|f| f.rules.contains(&rule))
         .map(|f| f.name)
         .collect()
 }
 
-/// Faults that make a rule fail.
+/// Faults that make a rule fail, on its own or as the consequence of the failure that shows
+/// the same defect first (a rule only ever seen through another's observation).
 pub fn faults_of(rule: &str) -> Vec<&'static str> {
     Profile::ALL
         .iter()
         .flat_map(|p| p.faults())
         .chain(requestor_faults())
-        .filter(|f| f.rules.contains(&rule))
+        .filter(|f| f.rules.contains(&rule) || f.follows.contains(&rule))
         .map(|f| f.name)
         .collect()
 }
