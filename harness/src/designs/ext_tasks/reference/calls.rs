@@ -3,6 +3,11 @@
 
 use super::*;
 
+/// The argument the renamed-tools variant adds to a call of one of its own names, so that its
+/// work answers in that variant's words (the official suite's tools, run as the same fixtures,
+/// keep the fixtures' words).
+const OWN_WORDS: &str = "taskcheck/renamed-tools";
+
 /// Work shorter than this is answered at once under the immediate-short-work variant.
 const SHORT_WORK_MS: u64 = 100;
 
@@ -18,13 +23,25 @@ impl ExtReference {
             .and_then(Value::as_str)
             .unwrap_or_default();
         let args = params.get("arguments").cloned().unwrap_or(json!({}));
-        // the renamed-tools variant's names and keys stand for the fixtures' (nothing else)
-        let (name, args) = match self.is(Variant::RenamedTools) {
-            true => match renamed::fixture_of(name, TOOLS.iter().map(|(t, _)| *t)) {
-                Some(fixture) => (fixture, renamed::arguments(&args)),
-                None => ("", args),
-            },
-            false => (name, args),
+        // the renamed-tools variant's names and keys stand for the fixtures' (its other names,
+        // the official suite's tools, are served as ever); what they answer is in its own words
+        let renamed_fixture = self
+            .is(Variant::RenamedTools)
+            .then(|| renamed::fixture_of(name, TOOLS.iter().map(|(t, _)| *t)))
+            .flatten();
+        let (name, args) = match renamed_fixture {
+            Some(fixture) => {
+                let mut args = renamed::arguments(&args);
+                args[OWN_WORDS] = json!(true);
+                (fixture, args)
+            }
+            None if self.is(Variant::RenamedTools)
+                && self.offers(name)
+                && TOOLS.iter().any(|(t, _)| *t == name) =>
+            {
+                ("", args)
+            }
+            None => (name, args),
         };
         // an official suite's tool runs as one of the reference's own
         let (runs, name, mut args, ask) = match official_tools::find(name) {
@@ -163,17 +180,17 @@ impl ExtReference {
         handle
     }
 
-    /// Runs a fixture tool to its outcome, in the renamed-tools variant's words where it is
-    /// that; `task` is the task it runs for, if any.
+    /// Runs a fixture tool to its outcome, in the renamed-tools variant's words where it was
+    /// called by that variant's name; `task` is the task it runs for, if any.
     pub(super) async fn work(
         self: Arc<Self>,
         name: &str,
         args: &Value,
         task: Option<&str>,
     ) -> Reply {
-        let renamed = self.is(Variant::RenamedTools);
+        let own_words = args.get(OWN_WORDS).is_some();
         let outcome = self.run_fixture(name, args, task).await;
-        match renamed {
+        match own_words {
             true => outcome.map(renamed::output),
             false => outcome,
         }
