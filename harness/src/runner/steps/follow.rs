@@ -33,6 +33,22 @@ impl<'a> Exec<'a> {
             }
             Err(e @ RequestError::Timeout { .. }) => {
                 let why = format!("the receiver sent no {method}: {e}");
+                // a request for a task that had already ended, as a poll saw, was never owed:
+                // its absence is no finding (the task's course is the poll's to judge)
+                let ended = step.uses().iter().find_map(|name| {
+                    let id = state.vars.get(name)?.as_str()?;
+                    state
+                        .ended
+                        .get(id)
+                        .map(|status| (id.to_string(), status.clone()))
+                });
+                if let (Some(absent), Some((id, status))) = (&step.absent, ended) {
+                    let ended = format!("{why}, and task {id:?} had ended {status} before: a task that ended asks for nothing");
+                    for rule in std::iter::once(absent).chain(&step.rule) {
+                        state.record(Check::with(rule, Verdict::Untestable, ended.clone()));
+                    }
+                    return Ok(None);
+                }
                 if let Some(absent) = &step.absent {
                     // nothing came to judge the step's rule on: its absence is the finding
                     state.record(Check::judged(absent, false, why.clone(), Vec::new()));
@@ -112,6 +128,11 @@ impl<'a> Exec<'a> {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
+            let terminal =
+                crate::model::TaskStatus::parse(&status).is_some_and(|s| s.is_terminal());
+            if let (true, Some(id)) = (terminal, task_id.as_str()) {
+                state.ended.insert(id.to_string(), status.clone());
+            }
             if until.contains(&status) {
                 if let Some(name) = capture {
                     state.vars.insert(name.clone(), task);
@@ -119,7 +140,7 @@ impl<'a> Exec<'a> {
                 return state.judge(&step.rule, true, format!("task reached {status}"), evidence);
             }
             // a terminal status never changes: waiting on would only poll it again
-            if crate::model::TaskStatus::parse(&status).is_some_and(|s| s.is_terminal()) {
+            if terminal {
                 return state.judge(
                     &step.rule,
                     false,

@@ -59,6 +59,9 @@ pub(super) struct State {
     /// The last request a `send` step made when its answer was an InputRequiredResult: the
     /// method, the params sent and the answer, for a `retry` step.
     input_asked: Option<(String, Value, Value)>,
+    /// The tasks a poll saw reach a terminal status, with that status: a task that ended asks
+    /// for nothing more.
+    ended: BTreeMap<String, String>,
 }
 
 impl State {
@@ -103,6 +106,7 @@ impl State {
             left_out: self.left_out.clone(),
             answered: self.answered.clone(),
             input_asked: self.input_asked.clone(),
+            ended: self.ended.clone(),
             ..State::default()
         }
     }

@@ -97,6 +97,7 @@ pub enum Fault {
     ExtensionEnablesTasks,
     GetReportsRemainingTtl,
     FailedResultMissing,
+    InputTaskFails,
 }
 
 /// Faults that only the Streamable HTTP receiver can show.
@@ -235,6 +236,7 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: ResultReturnsEarly, name: "result-returns-early", rules: &["tasks.result.blocks"], description: "tasks/result of an unfinished task answers at once with an empty result", may_also: &[], follows: &[] },
     FaultInfo { fault: ListOnePage, name: "list-one-page", rules: &["tasks.list.paginate"], description: "tasks/list returns every task on one page", may_also: &[], follows: &[] },
     FaultInfo { fault: PerSessionIds, name: "per-session-ids", rules: &["tasks.id.unique"], description: "(HTTP) task ids are random-looking but derived from a counter each session restarts, so sessions repeat them", may_also: &[], follows: &[] },
+    FaultInfo { fault: InputTaskFails, name: "input-task-fails", rules: &["tasks.input.move-to-input-required"], description: "a task that needs input fails at once, its statusMessage saying the client cannot be asked (as mcp 1.30.0 stateless does): one cause, so the elicitation that never comes is no second finding", may_also: &[], follows: &[] },
     FaultInfo { fault: FailedResultMissing, name: "failed-result-missing", rules: &["tasks.result.terminal-returns-final"], description: "a task whose request ended in a JSON-RPC error ends `failed` with nothing kept of that error, and tasks/result of it waits for an outcome forever", may_also: &[], follows: &[] },
     FaultInfo { fault: GetReportsRemainingTtl, name: "get-reports-remaining-ttl", rules: &["tasks.ttl.get-reports-granted"], description: "tasks/get reports what remains of a task's ttl, not the ttl it was granted", may_also: &[], follows: &[] },
     FaultInfo { fault: ExtensionEnablesTasks, name: "extension-enables-tasks", rules: &["tasks.capability.extension-not-enabling"], description: "a 2025-11-25 session whose client declares the Tasks extension gets a task for a tools/call without the `task` parameter, as the extension would give", may_also: &[], follows: &["tasks.schema.receiver-messages"] },
@@ -243,8 +245,9 @@ pub const FAULTS: &[FaultInfo] = &[
 
 /// Receiver faults that concern tools, `input_required` or progress, which client receivers
 /// have no part in: the reference client cannot have them.
-const SERVER_ONLY: [Fault; 14] = [
+const SERVER_ONLY: [Fault; 15] = [
     ElicitAsTask,
+    InputTaskFails,
     ExtensionEnablesTasks,
     OptionalAnsweredPlainly,
     SessionEndStopsTasks,

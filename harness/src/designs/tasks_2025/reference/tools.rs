@@ -103,6 +103,12 @@ async fn elicit(server: &Arc<Reference>, ctx: &RunContext) -> Result<Value, Valu
         "message": "taskcheck fixture: please provide an answer",
         "requestedSchema": {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]},
     });
+    if ctx.task_id.is_some() && server.faults.has(Fault::InputTaskFails) {
+        // the task ends at once, saying why, instead of asking (as a stateless server that
+        // cannot reach its client does)
+        return Err(json!({"code": code::INTERNAL_ERROR,
+            "message": "Client does not support elicitation capability"}));
+    }
     if let Some(id) = &ctx.task_id {
         if !server.faults.has(Fault::ElicitWithoutRelatedTask) {
             params["_meta"] = server.related_meta(id);
