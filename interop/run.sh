@@ -187,6 +187,9 @@ npm_install() {
 typescript_sdk() {
   server typescript-sdk-1.32.2 stdio --stdio "node interop/typescript/server.mjs"
   check typescript-sdk-1.32.2+calls-only stdio run --stdio "node interop/typescript/server.mjs --calls-only"
+  # the work written exactly as the SDK's published examples write it (the delay task's
+  # unguarded storeTaskResult, collect-user-info-task's elicitation): the examples' findings
+  check typescript-sdk-1.32.2+example-shapes stdio run --stdio "node interop/typescript/server.mjs --example-shapes"
   check typescript-sdk-1.32.2+no-tasks stdio run --stdio "node interop/typescript/server.mjs --no-tasks"
   # the SDK's Client as a task receiver: taskcheck plays its server
   check typescript-sdk-1.32.2-client stdio client --stdio --command "node interop/typescript/client.mjs"

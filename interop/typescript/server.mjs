@@ -3,8 +3,8 @@
 //
 // Implements the fixture contract (`taskcheck list --fixtures`) with `McpServer`, an
 // in-memory task store and `server.experimental.tasks.registerToolTask`, following the SDK's
-// own examples (examples/server/simpleStreamableHttp.js). interop/README.md says where the
-// contract could not be expressed.
+// own examples (examples/server/simpleStreamableHttp.js, simpleTaskInteractive.js).
+// interop/README.md says where the contract could not be expressed.
 //
 //   node server.mjs            # stdio
 //   node server.mjs --http     # Streamable HTTP on 127.0.0.1, a free port; the endpoint URL
@@ -14,6 +14,11 @@
 //                              # every fixture a plain registerTool
 //   --calls-only               # tasks for tools/call only: `tasks.list` and `tasks.cancel`
 //                              # left out of the capabilities
+//   --example-shapes           # the work written exactly as the published examples write it:
+//                              # the `delay` task's result stored with nothing to take the
+//                              # store's refusal (a cancelled or expired task), and the
+//                              # `collect-user-info-task` elicitation, which leaves the task
+//                              # `working` while it waits
 
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/v4';
@@ -32,13 +37,23 @@ const ms = z.number().int().min(0).default(0);
 const taskStore = new InMemoryTaskStore();
 
 // What each task-capable fixture does once its task exists; `done` stores the outcome.
+const EXAMPLE_SHAPES = process.argv.includes('--example-shapes');
+
 const WORK = {
   optional_sleep: async ({ ms }) => ['completed', text(`slept ${ms}`)],
   required_sleep: async ({ ms }) => ['completed', text(`slept ${ms}`)],
   tool_error: async () => ['failed', { ...text('tool_error failed'), isError: true }],
-  // a task's outcome can only be a stored result, not a JSON-RPC error (interop/README.md)
-  protocol_error: async () => ['failed', { ...text('protocol_error failed'), isError: true }],
+  // a task's outcome can only be a stored result, not a JSON-RPC error (interop/README.md):
+  // the request failing, the task is marked failed with no result at all (the examples' shape
+  // stores a failed result instead, as their catch does)
+  protocol_error: async () => {
+    if (EXAMPLE_SHAPES) return ['failed', { ...text('protocol_error failed'), isError: true }];
+    throw new Error('protocol_error fixture: internal error as asked');
+  },
   elicit_input: async (_args, server, taskId) => {
+    // waiting for the answer, the task is input_required, as the SDK's simpleTaskInteractive
+    // example's TaskSession.elicit marks it (collect-user-info-task does not)
+    if (!EXAMPLE_SHAPES) await taskStore.updateTaskStatus(taskId, 'input_required');
     const stream = server.server.experimental.tasks.elicitInputStream(
       {
         mode: 'form',
@@ -51,6 +66,7 @@ const WORK = {
       if (message.type === 'error') throw message.error;
       if (message.type === 'result') {
         const answer = message.result;
+        if (!EXAMPLE_SHAPES) await taskStore.updateTaskStatus(taskId, 'working');
         if (answer.action === 'accept') return ['completed', text(String(answer.content?.answer ?? ''))];
         return ['completed', text(answer.action === 'decline' ? 'declined' : 'cancelled')];
       }
@@ -72,7 +88,7 @@ function taskTool(server, name, taskSupport, extra = {}) {
             ? await progress(args, taskExtra, task.taskId)
             : await WORK[name](args, server, task.taskId);
         };
-        if (name === 'elicit_input') {
+        if (EXAMPLE_SHAPES && name === 'elicit_input') {
           // the shape of the example's elicitation task (collect-user-info-task): a failure
           // of the work is stored as a failed task
           (async () => {
@@ -82,11 +98,25 @@ function taskTool(server, name, taskSupport, extra = {}) {
               await taskStore.storeTaskResult(task.taskId, 'failed', { ...text(`Error: ${error}`), isError: true });
             }
           })();
-        } else {
+        } else if (EXAMPLE_SHAPES) {
           // the shape of the example's delay task: the work, then its result stored
           (async () => {
             await taskStore.storeTaskResult(task.taskId, ...(await work()));
           })();
+        } else {
+          // the work, then its outcome stored; a work that throws marks the task failed. The
+          // store refuses an outcome for a task that is cancelled or gone (its ttl elapsed):
+          // that refusal is how it keeps a cancelled task cancelled, so it is taken and said
+          (async () => {
+            let outcome;
+            try {
+              outcome = await work();
+            } catch (error) {
+              await taskStore.updateTaskStatus(task.taskId, 'failed', String(error));
+              return;
+            }
+            await taskStore.storeTaskResult(task.taskId, ...outcome);
+          })().catch((refused) => console.error(`task ${task.taskId}: ${refused.message}`));
         }
         return { task };
       },

@@ -229,6 +229,15 @@ fn pre_task_question(name: &str) -> Option<(&'static str, &'static str, &'static
     }
 }
 
+/// The fixture tools that ask their client for input, before their task exists or while it
+/// runs (the official suite's tools are served as its own scenarios expect).
+const ASKS_INPUT: [&str; 4] = [
+    "elicit_input",
+    "elicit_pair",
+    "elicit_twice",
+    "confirm_first",
+];
+
 /// The error of a tool that runs only as a task, called without the extension.
 fn needs_tasks() -> McpError {
     McpError::missing_required_client_capability(
@@ -353,6 +362,18 @@ impl ServerHandler for Fixtures {
         if !client_supports_tasks || !fixture || name == "greet" {
             let tcc = ToolCallContext::new(self, request, context);
             return self.tool_router.call(tcc).await;
+        }
+        // a tool that asks its client for input needs a client that declared elicitation:
+        // rmcp's Peer::create_elicitation refuses otherwise (CapabilityNotSupported), and a
+        // task's TaskContext::request_input leaves that check to the handler, as here
+        let elicits = ASKS_INPUT.contains(&name.as_str());
+        let can_answer = context
+            .client_capabilities()
+            .is_some_and(|caps| caps.elicitation.is_some());
+        if elicits && !can_answer {
+            return Err(McpError::missing_required_client_capability(
+                ClientCapabilities::builder().enable_elicitation().build(),
+            ));
         }
         let args = Value::Object(request.arguments.clone().unwrap_or_default());
         let mut confirmed = None;
