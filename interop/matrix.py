@@ -3,13 +3,15 @@ Markdown: one column per report, one row per rule, the rule's worst verdict in t
 `python3 interop/matrix.py --update` writes it into reports/README.md between the matrix
 markers; without it, exits non-zero if what is there is not what the reports give (CI). Both
 also fail if a rule that did not pass in a report is not named in its SDK's section (after
-`<!-- sdk: NAME -->`): every non-pass must be explained, consequences under their root.
+`<!-- sdk: NAME -->`): every non-pass must be explained, consequences under their root, and
+reports/explanations.toml must explain each as data (interop/explanations.py).
 It also writes (or checks) reports/index.html, the same matrix as a page (index_page.py)."""
 
 import json
 import pathlib
 import sys
 
+import explanations
 import index_page
 
 SHORT = {"pass": "pass", "fail": "**FAIL**", "warn": "*warn*", "error": "**ERROR**",
@@ -73,6 +75,9 @@ def main(mode="--check", root="reports"):
     missing = unexplained(root, wanted)
     if missing:
         sys.exit(f"{readme}: non-pass verdicts its SDK section does not explain:\n" + "\n".join(missing))
+    wrong = explanations.problems(root)
+    if wrong:
+        sys.exit(f"{root}/explanations.toml: not what the reports and their README say:\n" + "\n".join(wrong))
 
 
 if __name__ == "__main__":

@@ -194,6 +194,7 @@ typescript_sdk() {
   # the SDK's Client as a task receiver: taskcheck plays its server
   check typescript-sdk-1.32.2-client stdio client --stdio --command "node interop/typescript/client.mjs"
   check typescript-sdk-1.32.2-client http client --command "node interop/typescript/client.mjs"
+  check typescript-sdk-1.32.2-client+example-shapes stdio client --stdio --command "node interop/typescript/client.mjs --example-shapes"
   # the SDK's Client as a requestor (callToolStream): taskcheck's reference receiver is its server
   check typescript-sdk-1.32.2-requestor stdio requestor --command "node interop/typescript/requestor.mjs"
   check typescript-sdk-1.32.2-requestor http requestor --command "node interop/typescript/requestor.mjs" --http

@@ -10,6 +10,8 @@
 //
 //   node client.mjs http://127.0.0.1:PORT/mcp/...   # Streamable HTTP (taskcheck client)
 //   node client.mjs SERVER-COMMAND [ARGS...]        # stdio (taskcheck client --stdio)
+//   --example-shapes (first)                        # the result stored as the SDK's examples
+//                                                   # store it, nothing to take a refusal
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -24,6 +26,7 @@ import {
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const EXAMPLE_SHAPES = process.argv[2] === '--example-shapes';
 
 const client = new Client(
   { name: 'taskcheck-fixture-client-typescript', version: '1.32.2' },
@@ -56,8 +59,12 @@ async function answer(request, extra, work) {
       status = 'failed';
       result = { role: 'assistant', content: { type: 'text', text: String(error) }, model: 'taskcheck-fixture' };
     }
-    // stored as the SDK's examples store a task's result, with nothing around it
-    await extra.taskStore.storeTaskResult(task.taskId, status, result);
+    // the store refuses an outcome for a task that is cancelled or gone (its ttl elapsed):
+    // that refusal is how it keeps a cancelled task cancelled, so it is taken and said (the
+    // SDK's examples leave it unhandled, and Node exits: `--example-shapes` keeps that)
+    const store = extra.taskStore.storeTaskResult(task.taskId, status, result);
+    if (EXAMPLE_SHAPES) await store;
+    else await store.catch((refused) => console.error(`task ${task.taskId}: ${refused.message}`));
   })();
   return { task };
 }
@@ -86,7 +93,7 @@ client.setRequestHandler(ListRootsRequestSchema, async () => ({
   roots: [{ uri: 'file:///taskcheck', name: 'taskcheck' }],
 }));
 
-const [target, ...args] = process.argv.slice(2);
+const [target, ...args] = process.argv.slice(EXAMPLE_SHAPES ? 3 : 2);
 if (!target) {
   console.error('usage: node client.mjs URL | SERVER-COMMAND [ARGS...]');
   process.exit(2);

@@ -6,6 +6,21 @@
 # and this turns that line into the bare URL, passing every other line on).
 set -euo pipefail
 here=$(dirname "$0")
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# a free port below the kernel's ephemeral range, which every outgoing connection of the
+# other runs draws from: one drawn there could be taken again before the example binds it, and
+# the example, whose listen callback ignores a bind error, would print its URL and exit
+port=$(python3 -c '
+import random, socket
+for _ in range(100):
+    port = random.randint(20000, 32000)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+        break
+    except OSError:
+        continue
+    finally:
+        s.close()
+print(port)')
 PORT=$port node "$here/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleTaskInteractive.js" |
   sed -u -e 's#^Starting server on \(http://.*\)$#\1#'
