@@ -102,3 +102,23 @@ fn every_relative_link_resolves() {
     }
     assert!(broken.is_empty(), "{broken:#?}");
 }
+
+/// docs/scenarios.md speaks of every kind of step the parser knows, and of every field each
+/// kind takes: both come from one table (`scenario::STEP_KINDS`).
+#[test]
+fn the_scenario_format_page_names_every_step_kind_and_field() {
+    let page = std::fs::read_to_string(root().join("docs/scenarios.md")).unwrap();
+    // a key is named alone (`poll`) or with its value (`peer: b`)
+    let named =
+        |key: &str| page.contains(&format!("`{key}`")) || page.contains(&format!("`{key}:"));
+    for kind in mcp_taskcheck::scenario::STEP_KINDS {
+        assert!(named(kind.key), "step kind {} missing", kind.key);
+        for field in kind.fields {
+            assert!(
+                named(field),
+                "field {field} of `{}` steps missing",
+                kind.key
+            );
+        }
+    }
+}

@@ -66,9 +66,7 @@ pub enum PeerName {
     B,
 }
 
-/// One step: exactly one of `send`, `notify`, `poll`, `wait`, `answer`, `notification`,
-/// `respond`, `retry`, `walk_list`, `end_session`, `parallel`, `steps`, with the fields that
-/// kind takes.
+/// One step: exactly one of the kinds [`STEP_KINDS`] names, with the fields that kind takes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, try_from = "RawStep", into = "RawStep")]
 pub struct Step {
@@ -289,33 +287,177 @@ pub struct WalkList {
     pub page_limit_rule: Option<String>,
 }
 
+/// One kind of step: the key that names it, the other fields it takes, and what it does. The
+/// parser, its errors and `docs/scenarios.md` (checked by `harness/tests/docs.rs`) read this
+/// one table.
+pub struct StepKindSpec {
+    pub key: &'static str,
+    pub fields: &'static [&'static str],
+    pub does: &'static str,
+}
+
+/// Every kind of step.
+pub const STEP_KINDS: &[StepKindSpec] = &[
+    StepKindSpec {
+        key: "send",
+        fields: &[
+            "params",
+            "repeat",
+            "within",
+            "save",
+            "rule",
+            "expect",
+            "checks",
+            "timeout_ms",
+            "peer",
+            "abandon_after_ms",
+            "hold_open",
+            "given",
+            "headers",
+            "not_applicable_if",
+        ],
+        does: "sends a request and judges its answer",
+    },
+    StepKindSpec {
+        key: "notify",
+        fields: &["params"],
+        does: "sends a notification",
+    },
+    StepKindSpec {
+        key: "poll",
+        fields: &["until", "capture", "rule", "timeout_ms", "given"],
+        does: "polls a task until one of the statuses `until` names",
+    },
+    StepKindSpec {
+        key: "wait",
+        fields: &[],
+        does: "waits so many ms",
+    },
+    StepKindSpec {
+        key: "answer",
+        fields: &[
+            "reply",
+            "rule",
+            "expect",
+            "checks",
+            "timeout_ms",
+            "given",
+            "absent",
+        ],
+        does: "waits for a receiver request, judges its params and answers it with `reply`",
+    },
+    StepKindSpec {
+        key: "notification",
+        fields: &[
+            "rule",
+            "expect",
+            "checks",
+            "timeout_ms",
+            "given",
+            "absent",
+            "not_applicable_if",
+        ],
+        does: "waits for a receiver notification and judges its params",
+    },
+    StepKindSpec {
+        key: "respond",
+        fields: &[
+            "reply",
+            "at_most",
+            "rule",
+            "expect",
+            "checks",
+            "timeout_ms",
+            "given",
+            "absent",
+        ],
+        does: "answers a task's outstanding input requests in one tasks/update",
+    },
+    StepKindSpec {
+        key: "retry",
+        fields: &["save", "rule", "expect", "checks", "timeout_ms", "given"],
+        does: "retries the last request answered with an InputRequiredResult, with its answers",
+    },
+    StepKindSpec {
+        key: "walk_list",
+        fields: &["rule", "expect", "checks", "timeout_ms", "peer", "given"],
+        does: "walks every tasks/list page",
+    },
+    StepKindSpec {
+        key: "end_session",
+        fields: &[],
+        does: "ends a requestor's session as a client leaving does",
+    },
+    StepKindSpec {
+        key: "parallel",
+        fields: &[],
+        does: "runs its branches at once",
+    },
+    StepKindSpec {
+        key: "steps",
+        fields: &[],
+        does: "runs its steps in order",
+    },
+];
+
+impl RawStep {
+    /// The keys this step sets, its kind's among them.
+    fn set_keys(&self) -> Vec<&'static str> {
+        [
+            ("send", self.send.is_some()),
+            ("notify", self.notify.is_some()),
+            ("poll", self.poll.is_some()),
+            ("wait", self.wait.is_some()),
+            ("answer", self.answer.is_some()),
+            ("notification", self.notification.is_some()),
+            ("respond", self.respond.is_some()),
+            ("retry", self.retry.is_some()),
+            ("walk_list", self.walk_list.is_some()),
+            ("end_session", self.end_session.is_some()),
+            ("parallel", self.parallel.is_some()),
+            ("steps", self.steps.is_some()),
+            ("params", self.params.is_some()),
+            ("repeat", self.repeat.is_some()),
+            ("within", self.within.is_some()),
+            ("save", self.save.is_some()),
+            ("until", self.until.is_some()),
+            ("capture", self.capture.is_some()),
+            ("reply", self.reply.is_some()),
+            ("at_most", self.at_most.is_some()),
+            ("rule", self.rule.is_some()),
+            ("expect", self.expect.is_some()),
+            ("checks", !self.checks.is_empty()),
+            ("timeout_ms", self.timeout_ms.is_some()),
+            ("peer", self.peer.is_some()),
+            ("abandon_after_ms", self.abandon_after_ms.is_some()),
+            ("hold_open", self.hold_open),
+            ("headers", !self.headers.is_empty()),
+            ("given", !self.given.is_empty()),
+            ("absent", self.absent.is_some()),
+            ("not_applicable_if", self.not_applicable_if.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(key, set)| set.then_some(key))
+        .collect()
+    }
+}
+
 impl TryFrom<RawStep> for Step {
     type Error = String;
 
     fn try_from(raw: RawStep) -> Result<Step, String> {
-        let kinds: Vec<&str> = [
-            ("send", raw.send.is_some()),
-            ("notify", raw.notify.is_some()),
-            ("poll", raw.poll.is_some()),
-            ("wait", raw.wait.is_some()),
-            ("answer", raw.answer.is_some()),
-            ("notification", raw.notification.is_some()),
-            ("respond", raw.respond.is_some()),
-            ("retry", raw.retry.is_some()),
-            ("walk_list", raw.walk_list.is_some()),
-            ("end_session", raw.end_session.is_some()),
-            ("parallel", raw.parallel.is_some()),
-            ("steps", raw.steps.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(k, set)| set.then_some(k))
-        .collect();
-        let kind_name = match kinds.as_slice() {
-            [one] => *one,
-            [] => return Err(
-                "a step needs one of send, notify, poll, wait, answer, notification, respond, retry, walk_list, end_session, parallel, steps"
-                    .into(),
-            ),
+        let set = raw.set_keys();
+        let kinds: Vec<&str> = STEP_KINDS
+            .iter()
+            .map(|k| k.key)
+            .filter(|k| set.contains(k))
+            .collect();
+        let kind = match kinds.as_slice() {
+            [one] => STEP_KINDS.iter().find(|k| k.key == *one).expect("a kind"),
+            [] => {
+                let keys: Vec<&str> = STEP_KINDS.iter().map(|k| k.key).collect();
+                return Err(format!("a step needs one of {}", keys.join(", ")));
+            }
             many => {
                 return Err(format!(
                     "a step takes exactly one kind, found {}",
@@ -323,71 +465,11 @@ impl TryFrom<RawStep> for Step {
                 ))
             }
         };
-        let allowed: &[&str] = match kind_name {
-            "send" => &[
-                "params",
-                "repeat",
-                "within",
-                "save",
-                "rule",
-                "expect",
-                "checks",
-                "timeout_ms",
-                "peer",
-                "abandon_after_ms",
-                "hold_open",
-                "given",
-                "headers",
-                "not_applicable_if",
-            ],
-            "notify" => &["params"],
-            "poll" => &["until", "capture", "rule", "timeout_ms", "given"],
-            "wait" => &[],
-            "answer" | "respond" => &[
-                "reply",
-                "rule",
-                "expect",
-                "checks",
-                "timeout_ms",
-                "given",
-                "absent",
-            ],
-            "notification" => &[
-                "rule",
-                "expect",
-                "checks",
-                "timeout_ms",
-                "given",
-                "absent",
-                "not_applicable_if",
-            ],
-            "retry" => &["save", "rule", "expect", "checks", "timeout_ms", "given"],
-            "walk_list" => &["rule", "expect", "checks", "timeout_ms", "peer", "given"],
-            _ => &[],
-        };
-        let present = [
-            ("params", raw.params.is_some()),
-            ("repeat", raw.repeat.is_some()),
-            ("within", raw.within.is_some()),
-            ("save", raw.save.is_some()),
-            ("until", raw.until.is_some()),
-            ("capture", raw.capture.is_some()),
-            ("reply", raw.reply.is_some()),
-            // only a respond step answers some of several requests
-            ("at_most", raw.at_most.is_some() && kind_name != "respond"),
-            ("rule", raw.rule.is_some()),
-            ("expect", raw.expect.is_some()),
-            ("checks", !raw.checks.is_empty()),
-            ("timeout_ms", raw.timeout_ms.is_some()),
-            ("peer", raw.peer.is_some()),
-            ("abandon_after_ms", raw.abandon_after_ms.is_some()),
-            ("hold_open", raw.hold_open),
-            ("headers", !raw.headers.is_empty()),
-            ("given", !raw.given.is_empty()),
-            ("absent", raw.absent.is_some()),
-            ("not_applicable_if", raw.not_applicable_if.is_some()),
-        ];
-        if let Some((field, _)) = present.iter().find(|(f, set)| *set && !allowed.contains(f)) {
+        let kind_name = kind.key;
+        let stray = set
+            .iter()
+            .find(|f| **f != kind_name && !kind.fields.contains(f));
+        if let Some(field) = stray {
             return Err(format!("`{field}` does not apply to a `{kind_name}` step"));
         }
         if let Some(e) = &raw.expect {
