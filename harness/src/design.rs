@@ -332,7 +332,7 @@ pub trait ReferenceRequestor: Sync + Send + 'static {
     fn run(
         &self,
         command: String,
-        ask: Value,
+        ask: crate::scenario::Ask,
         faults: Vec<String>,
     ) -> BoxFuture<'static, Result<(), NotServed>>;
 }

@@ -67,8 +67,9 @@ enum Command {
     Coverage(cli::inspect::CoverageArgs),
     /// Explain a rule: level, spec section, checks and faults.
     Explain(cli::inspect::ExplainArgs),
-    /// Print a JSON Schema: `scenario` (the scenario file format), `tasks` (the built-in
-    /// schema every Tasks message is validated against) or `report` (the JSON report).
+    /// Print a JSON Schema: `scenario` (the scenario file format), `ask` (what a requestor
+    /// driver reads from TASKCHECK_REQUEST), `tasks` (the built-in schema every Tasks message
+    /// is validated against) or `report` (the JSON report).
     Schema(cli::inspect::SchemaArgs),
 }
 

@@ -90,6 +90,21 @@ fn scenario_schema_is_json_schema() {
     let schema: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(schema["title"], "Scenario");
     assert!(schema["properties"]["steps"].is_object());
+    // what a requestor driver reads from TASKCHECK_REQUEST, every key a scenario may ask
+    let out = taskcheck(&["schema", "ask"]);
+    let schema: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(schema["additionalProperties"], false, "{schema}");
+    for key in [
+        "tool",
+        "arguments",
+        "task",
+        "cancel_after_ms",
+        "times",
+        "list",
+        "list_tools",
+    ] {
+        assert!(schema["properties"][key].is_object(), "{key}: {schema}");
+    }
 }
 
 #[test]

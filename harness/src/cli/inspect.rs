@@ -98,17 +98,24 @@ pub fn coverage(args: CoverageArgs) -> i32 {
 /// What `schema` takes.
 #[derive(clap::Args, Clone)]
 pub struct SchemaArgs {
-    #[arg(value_parser = ["scenario", "tasks", "report"])]
+    #[arg(value_parser = ["scenario", "ask", "tasks", "report"])]
     pub what: String,
 }
 
-/// Prints a JSON Schema: the scenario format, the built-in Tasks schema or the JSON report's.
+/// Prints a JSON Schema: the scenario format, a requestor scenario's ask (what a driver reads
+/// from `TASKCHECK_REQUEST`), the built-in Tasks schema or the JSON report's.
 pub fn schema(args: SchemaArgs) -> i32 {
     let what = args.what;
     if what == "tasks" {
         print!("{}", mcp_taskcheck::schema::builtin_text());
     } else if what == "report" {
         print!("{}", mcp_taskcheck::report::REPORT_SCHEMA);
+    } else if what == "ask" {
+        let schema = schemars::schema_for!(mcp_taskcheck::scenario::Ask);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&schema).unwrap_or_default()
+        );
     } else {
         let schema = schemars::schema_for!(Scenario);
         println!(

@@ -101,8 +101,8 @@ pub async fn reference_requestor(args: ReferenceRequestorArgs) -> i32 {
         usage_error("give the stdio server command after the options");
     }
     let ask = std::env::var("TASKCHECK_REQUEST").unwrap_or_else(|_| "{}".into());
-    let ask = serde_json::from_str(&ask)
-        .unwrap_or_else(|e| usage_error(format!("TASKCHECK_REQUEST is not JSON: {e}")));
+    let ask = mcp_taskcheck::scenario::Ask::from_json(&ask)
+        .unwrap_or_else(|e| usage_error(format!("TASKCHECK_REQUEST is {e}")));
     // one URL word is a Streamable HTTP endpoint; anything else a stdio command
     let command = match args.server.as_slice() {
         [url] if url.starts_with("http://") => url.clone(),

@@ -16,7 +16,6 @@ use crate::transport::client::shell_quote;
 use crate::transport::stdio::{spawn_group, GroupGuard};
 use crate::verdict::{Check, Verdict};
 use serde::Deserialize;
-use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -32,7 +31,7 @@ pub struct RequestorScenario {
     /// The rules it is meant to judge (the monitors judge every message, whatever these are).
     pub rules: Vec<String>,
     /// What the client is asked to do, given to it as JSON in `TASKCHECK_REQUEST`.
-    pub ask: Value,
+    pub ask: crate::scenario::Ask,
     /// Legal variants of the reference receiver that plays the server.
     #[serde(default)]
     pub serve: Vec<String>,
@@ -270,7 +269,7 @@ async fn drive(
     let line = format!(
         "export TASKCHECK_SCENARIO={}; export TASKCHECK_REQUEST={}; {} {endpoint}",
         shell_quote(&s.id),
-        shell_quote(&s.ask.to_string()),
+        shell_quote(&serde_json::to_string(&s.ask).unwrap_or_default()),
         settings.command,
     );
     let (mut child, _group) = spawn_group(&line).map_err(|e| e.0)?;

@@ -301,7 +301,7 @@ impl ReferenceRequestor for Requestor {
     fn run(
         &self,
         command: String,
-        ask: Value,
+        ask: crate::scenario::Ask,
         names: Vec<String>,
     ) -> BoxFuture<'static, Result<(), NotServed>> {
         async move {

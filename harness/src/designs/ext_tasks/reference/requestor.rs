@@ -7,6 +7,7 @@
 
 use crate::reference::faults::{FaultInfo, Faults};
 use crate::requestor::{wait_to_poll, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT};
+use crate::scenario::Ask;
 use crate::session::Session;
 use crate::wire::Outcome;
 use serde_json::{json, Map, Value};
@@ -42,8 +43,8 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
 
 /// Does what `ask` asks (`list_tools`, `tool`, `arguments`, `cancel_after_ms`) on an opened
 /// conversation.
-pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
-    if ask.get("list_tools") == Some(&json!(true)) {
+pub async fn run(session: &Session, ask: &Ask, faults: &Faults<Fault, ()>) -> Result<(), String> {
+    if ask.list_tools {
         let listed = session
             .request("tools/list", json!({}), REFERENCE_WAIT)
             .await
@@ -51,14 +52,11 @@ pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> 
         // a task for tools/list, which supports none, is an invalid response: not followed
         if let Outcome::Result(r) = listed.outcome {
             if r["resultType"] == "task" && faults.has(Fault::FollowsAnyTask) {
-                follow(session, &r["taskId"], None, &json!({}), faults).await?;
+                follow(session, &r["taskId"], None, &Ask::default(), faults).await?;
             }
         }
     }
-    let params = json!({
-        "name": ask.get("tool").and_then(Value::as_str).unwrap_or_default(),
-        "arguments": ask.get("arguments").cloned().unwrap_or(json!({})),
-    });
+    let params = ask.call_params();
     let answer = session
         .request("tools/call", params, REFERENCE_WAIT)
         .await
@@ -91,14 +89,11 @@ async fn follow(
     session: &Session,
     id: &Value,
     request_id: Option<Value>,
-    ask: &Value,
+    ask: &Ask,
     faults: &Faults<Fault, ()>,
 ) -> Result<(), String> {
     let created = Instant::now();
-    let cancel_after = ask
-        .get("cancel_after_ms")
-        .and_then(Value::as_u64)
-        .map(Duration::from_millis);
+    let cancel_after = ask.cancel_after_ms.map(Duration::from_millis);
     let mut answered: BTreeSet<String> = BTreeSet::new();
     loop {
         if cancel_after.is_some_and(|c| created.elapsed() >= c) {

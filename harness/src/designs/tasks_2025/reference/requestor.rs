@@ -6,6 +6,7 @@
 
 use crate::reference::faults::{FaultInfo, Faults};
 use crate::requestor::{wait_to_poll, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT};
+use crate::scenario::Ask;
 use crate::session::{Inbox, Session};
 use crate::wire::{self, Outcome};
 use serde_json::{json, Value};
@@ -38,12 +39,11 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
 
 /// Does what `ask` asks (`tool`, `arguments`, `task`, `cancel_after_ms`, `times`, `list`) on an
 /// opened session.
-pub async fn run(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
-    let times = ask.get("times").and_then(Value::as_u64).unwrap_or(1);
-    for _ in 0..times {
+pub async fn run(session: &Session, ask: &Ask, faults: &Faults<Fault, ()>) -> Result<(), String> {
+    for _ in 0..ask.calls() {
         call(session, ask, faults).await?;
     }
-    if ask.get("list").and_then(Value::as_bool) == Some(true) {
+    if ask.list {
         list(session, faults).await?;
     }
     Ok(())
@@ -74,8 +74,8 @@ async fn list(session: &Session, faults: &Faults<Fault, ()>) -> Result<(), Strin
 }
 
 /// Calls the tool asked for once, following its task to the end.
-async fn call(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Result<(), String> {
-    let tool = ask.get("tool").and_then(Value::as_str).unwrap_or_default();
+async fn call(session: &Session, ask: &Ask, faults: &Faults<Fault, ()>) -> Result<(), String> {
+    let tool = ask.tool.as_str();
     let listed = session
         .request("tools/list", json!({}), REFERENCE_WAIT)
         .await
@@ -92,14 +92,13 @@ async fn call(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Res
             .to_string(),
         Outcome::Error(e) => return Err(format!("tools/list answered {e}")),
     };
-    let wants_task = ask.get("task").and_then(Value::as_bool).unwrap_or(false);
+    let wants_task = ask.task;
     let as_task = match support.as_str() {
         "required" => true,
         "optional" => wants_task,
         _ => wants_task && faults.has(Fault::AugmentsForbidden),
     };
-    let mut params =
-        json!({"name": tool, "arguments": ask.get("arguments").cloned().unwrap_or(json!({}))});
+    let mut params = ask.call_params();
     if as_task {
         params["task"] = match faults.has(Fault::TtlAsText) {
             true => json!({"ttl": "60000"}),
@@ -124,14 +123,11 @@ async fn call(session: &Session, ask: &Value, faults: &Faults<Fault, ()>) -> Res
 async fn follow(
     session: &Session,
     id: &Value,
-    ask: &Value,
+    ask: &Ask,
     faults: &Faults<Fault, ()>,
 ) -> Result<(), String> {
     let created = Instant::now();
-    let cancel_after = ask
-        .get("cancel_after_ms")
-        .and_then(Value::as_u64)
-        .map(Duration::from_millis);
+    let cancel_after = ask.cancel_after_ms.map(Duration::from_millis);
     let mut get = json!({"taskId": id});
     if faults.has(Fault::MetaInGet) {
         get["_meta"][wire::RELATED_TASK] = json!({"taskId": id});

@@ -98,7 +98,7 @@ impl ReferenceRequestor for Requestor {
     fn run(
         &self,
         command: String,
-        ask: serde_json::Value,
+        ask: crate::scenario::Ask,
         names: Vec<String>,
     ) -> BoxFuture<'static, Result<(), NotServed>> {
         async move {
