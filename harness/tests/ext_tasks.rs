@@ -33,18 +33,7 @@ fn the_reference_receiver_passes_every_check() {
 
 #[test]
 fn every_fault_fails_exactly_its_rules() {
-    let faults: Vec<_> = ext_tasks::faults::FAULTS
-        .iter()
-        .filter(|f| !ext_tasks::faults::HTTP_ONLY.contains(&f.fault))
-        .collect();
-    let problems = in_parallel(&faults, 4, |fault| {
-        let (code, out, doc) = run(
-            &ext_reference(&[fault.name]),
-            &["--profile", "ext-tasks", "--jobs", "4"],
-            &format!("ext-{}", fault.name),
-        );
-        fault_problems(fault, code, &out, &doc)
-    });
+    let problems = ext_faults_over_stdio(&["--jobs", "4"], 4);
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
@@ -65,19 +54,8 @@ fn over_http_the_reference_passes_and_every_fault_fails_exactly_its_rules() {
         "{out}"
     );
     // every fault shows over HTTP too (a subscriptions/listen stream is the POST's SSE answer)
-    let faults: Vec<_> = ext_tasks::faults::FAULTS.iter().collect();
-    let problems = in_parallel(&faults, 8, |fault| {
-        let server = HttpReference::start(&["--profile", "ext-tasks", "--fault", fault.name]);
-        // one scenario at a time (tests/invariance.rs runs eight): no verdict follows `--jobs`
-        let mut extra = vec!["--profile", "ext-tasks", "--jobs", "1"];
-        extra.extend_from_slice(&AUTH);
-        let (code, out, doc) = run_against(
-            &["--url", &server.url],
-            &extra,
-            &format!("ext-http-{}", fault.name),
-        );
-        fault_problems(fault, code, &out, &doc)
-    });
+    // one scenario at a time (tests/invariance.rs runs eight): no verdict follows `--jobs`
+    let problems = ext_faults_over_http(&["--jobs", "1"], 8);
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 

@@ -4,24 +4,8 @@
 mod common;
 
 use common::*;
-use mcp_taskcheck::designs::tasks_2025::reference::faults::FAULTS;
 use serde_json::Value;
 use std::time::{Duration, Instant};
-
-/// Rule id -> verdict, for comparing runs.
-fn verdicts(doc: &Value) -> Vec<(String, String)> {
-    doc["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["id"].as_str().unwrap().into(),
-                r["verdict"].as_str().unwrap().into(),
-            )
-        })
-        .collect()
-}
 
 #[test]
 fn the_suite_passes_over_http_with_the_verdicts_of_stdio() {
@@ -84,23 +68,9 @@ fn json_response_mode_passes_too() {
 
 #[test]
 fn every_fault_fails_exactly_its_rules_over_http() {
-    let over_http: Vec<_> = FAULTS.iter().filter(|f| !f.stdio_only()).collect();
-    let problems = in_parallel(&over_http, 8, |fault| {
-        let server = HttpReference::start(&["--fault", fault.name]);
-        // one scenario at a time, where the stdio run has four at once and tests/invariance.rs
-        // eight: one server keeps every scenario's tasks, and no verdict may follow `--jobs`
-        let mut extra = vec!["--jobs", "1"];
-        // with two credentials, guessable ids are allowed (the receiver can bind tasks)
-        if !fault.rules.contains(&"tasks.security.secure-ids") {
-            extra.extend_from_slice(&AUTH);
-        }
-        let (code, out, doc) = run_against(
-            &["--url", &server.url],
-            &extra,
-            &format!("http-{}", fault.name),
-        );
-        fault_problems(fault, code, &out, &doc)
-    });
+    // one scenario at a time, where the stdio run has four at once and tests/invariance.rs
+    // eight: one server keeps every scenario's tasks, and no verdict may follow `--jobs`
+    let problems = tasks_2025_faults_over_http(&["--jobs", "1"], 8);
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 

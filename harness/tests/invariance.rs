@@ -16,78 +16,18 @@ const STRETCHED: [&str; 4] = ["--timeout-scale", "3", "--jobs", "8"];
 /// Runs of faults are mostly waits: eight at once keep two cores busy enough.
 const WORKERS: usize = 8;
 
-fn over_stdio(knobs: &[&str]) -> Vec<String> {
-    let faults: Vec<_> = tasks_2025::FAULTS
-        .iter()
-        .filter(|f| !f.http_only())
-        .collect();
-    let mut problems = in_parallel(&faults, WORKERS, |fault| {
-        let tag = format!("invariance-stdio-{}-{}", knobs.join(""), fault.name);
-        let (code, out, doc) = run(&reference(&[fault.name]), knobs, &tag);
-        fault_problems(fault, code, &out, &doc)
-    });
-    let faults: Vec<_> = ext::FAULTS
-        .iter()
-        .filter(|f| !ext::HTTP_ONLY.contains(&f.fault))
-        .collect();
-    problems.extend(in_parallel(&faults, WORKERS, |fault| {
-        let tag = format!("invariance-ext-stdio-{}-{}", knobs.join(""), fault.name);
-        let mut extra = vec!["--profile", "ext-tasks"];
-        extra.extend_from_slice(knobs);
-        let (code, out, doc) = run(&ext_reference(&[fault.name]), &extra, &tag);
-        fault_problems(fault, code, &out, &doc)
-    }));
-    problems
-}
-
-fn over_http(knobs: &[&str]) -> Vec<String> {
-    let faults: Vec<_> = tasks_2025::FAULTS
-        .iter()
-        .filter(|f| !f.stdio_only())
-        .collect();
-    let mut problems = in_parallel(&faults, WORKERS, |fault| {
-        let server = HttpReference::start(&["--fault", fault.name]);
-        let mut extra = knobs.to_vec();
-        // with two credentials, guessable ids are allowed (the receiver can bind tasks)
-        if !fault.rules.contains(&"tasks.security.secure-ids") {
-            extra.extend_from_slice(&AUTH);
-        }
-        let tag = format!("invariance-http-{}-{}", knobs.join(""), fault.name);
-        let (code, out, doc) = run_against(&["--url", &server.url], &extra, &tag);
-        fault_problems(fault, code, &out, &doc)
-    });
-    let faults: Vec<_> = ext::FAULTS.iter().collect();
-    problems.extend(in_parallel(&faults, WORKERS, |fault| {
-        let server = HttpReference::start(&["--profile", "ext-tasks", "--fault", fault.name]);
-        let mut extra = vec!["--profile", "ext-tasks"];
-        extra.extend_from_slice(knobs);
-        extra.extend_from_slice(&AUTH);
-        let tag = format!("invariance-ext-http-{}-{}", knobs.join(""), fault.name);
-        let (code, out, doc) = run_against(&["--url", &server.url], &extra, &tag);
-        fault_problems(fault, code, &out, &doc)
-    }));
-    problems
-}
-
 #[test]
 fn over_stdio_every_fault_fails_its_rules_at_scale_3_and_eight_jobs() {
-    let problems = over_stdio(&STRETCHED);
+    let mut problems = tasks_2025_faults_over_stdio(&STRETCHED, WORKERS);
+    problems.extend(ext_faults_over_stdio(&STRETCHED, WORKERS));
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
 #[test]
 fn over_http_every_fault_fails_its_rules_at_scale_3_and_eight_jobs() {
-    let problems = over_http(&STRETCHED);
+    let mut problems = tasks_2025_faults_over_http(&STRETCHED, WORKERS);
+    problems.extend(ext_faults_over_http(&STRETCHED, WORKERS));
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
-}
-
-/// Rule id -> verdict of a run.
-fn verdicts(doc: &serde_json::Value) -> Vec<(String, String)> {
-    let rules = doc["rules"].as_array().cloned().unwrap_or_default();
-    rules
-        .iter()
-        .map(|r| (r["id"].to_string(), r["verdict"].to_string()))
-        .collect()
 }
 
 /// The faults of each design that the renamed tools play a part in, tried through the map.

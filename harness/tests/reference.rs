@@ -3,7 +3,6 @@
 mod common;
 
 use common::*;
-use mcp_taskcheck::designs::tasks_2025::reference::faults::{FaultInfo, FAULTS};
 
 #[test]
 fn the_reference_receiver_passes_every_check() {
@@ -15,11 +14,7 @@ fn the_reference_receiver_passes_every_check() {
 #[test]
 fn every_fault_fails_exactly_its_rules() {
     // the HTTP-only faults are proven over HTTP (tests/http.rs)
-    let stdio_faults: Vec<&FaultInfo> = FAULTS.iter().filter(|f| !f.http_only()).collect();
-    let problems = in_parallel(&stdio_faults, 4, |fault| {
-        let (code, out, doc) = run(&reference(&[fault.name]), &["--jobs", "4"], fault.name);
-        fault_problems(fault, code, &out, &doc)
-    });
+    let problems = tasks_2025_faults_over_stdio(&["--jobs", "4"], 4);
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 

@@ -306,6 +306,21 @@ pub fn in_parallel<T: Sync>(
     })
 }
 
+/// Rule id -> verdict of a run, for comparing runs.
+pub fn verdicts(doc: &Value) -> Vec<(String, String)> {
+    let rules = doc["rules"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    rules
+        .iter()
+        .map(|r| {
+            let text = |key: &str| r[key].as_str().unwrap_or_default().to_string();
+            (text("id"), text("verdict"))
+        })
+        .collect()
+}
+
 /// Rule ids whose aggregated verdict is one of `verdicts`.
 pub fn rules_with(doc: &Value, verdicts: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = doc["rules"]
@@ -330,4 +345,65 @@ pub fn assert_all_pass(code: i32, out: &str, doc: &Value) {
         "{out}"
     );
     assert!(rules_with(doc, &["pass"]).len() > 25, "{out}");
+}
+
+/// Every stdio fault of the 2025-11-25 reference, each run with `knobs`: what is wrong with
+/// each run (`fault_problems`).
+pub fn tasks_2025_faults_over_stdio(knobs: &[&str], workers: usize) -> Vec<String> {
+    use mcp_taskcheck::designs::tasks_2025::reference::faults::FAULTS;
+    let faults: Vec<_> = FAULTS.iter().filter(|f| !f.http_only()).collect();
+    in_parallel(&faults, workers, |fault| {
+        let tag = format!("stdio-{}-{}", knobs.join(""), fault.name);
+        let (code, out, doc) = run(&reference(&[fault.name]), knobs, &tag);
+        fault_problems(fault, code, &out, &doc)
+    })
+}
+
+/// Every HTTP fault of the 2025-11-25 reference, each against a server of its own, with
+/// `knobs` (and two credentials, but for the fault that needs one to show).
+pub fn tasks_2025_faults_over_http(knobs: &[&str], workers: usize) -> Vec<String> {
+    use mcp_taskcheck::designs::tasks_2025::reference::faults::FAULTS;
+    let faults: Vec<_> = FAULTS.iter().filter(|f| !f.stdio_only()).collect();
+    in_parallel(&faults, workers, |fault| {
+        let server = HttpReference::start(&["--fault", fault.name]);
+        let mut extra = knobs.to_vec();
+        // with two credentials, guessable ids are allowed (the receiver can bind tasks)
+        if !fault.rules.contains(&"tasks.security.secure-ids") {
+            extra.extend_from_slice(&AUTH);
+        }
+        let tag = format!("http-{}-{}", knobs.join(""), fault.name);
+        let (code, out, doc) = run_against(&["--url", &server.url], &extra, &tag);
+        fault_problems(fault, code, &out, &doc)
+    })
+}
+
+/// Every stdio fault of the extension's reference, each run with `knobs`.
+pub fn ext_faults_over_stdio(knobs: &[&str], workers: usize) -> Vec<String> {
+    use mcp_taskcheck::designs::ext_tasks::faults::{FAULTS, HTTP_ONLY};
+    let faults: Vec<_> = FAULTS
+        .iter()
+        .filter(|f| !HTTP_ONLY.contains(&f.fault))
+        .collect();
+    in_parallel(&faults, workers, |fault| {
+        let mut extra = vec!["--profile", "ext-tasks"];
+        extra.extend_from_slice(knobs);
+        let tag = format!("ext-stdio-{}-{}", knobs.join(""), fault.name);
+        let (code, out, doc) = run(&ext_reference(&[fault.name]), &extra, &tag);
+        fault_problems(fault, code, &out, &doc)
+    })
+}
+
+/// Every fault of the extension's reference over HTTP, each against a server of its own.
+pub fn ext_faults_over_http(knobs: &[&str], workers: usize) -> Vec<String> {
+    use mcp_taskcheck::designs::ext_tasks::faults::FAULTS;
+    let faults: Vec<_> = FAULTS.iter().collect();
+    in_parallel(&faults, workers, |fault| {
+        let server = HttpReference::start(&["--profile", "ext-tasks", "--fault", fault.name]);
+        let mut extra = vec!["--profile", "ext-tasks"];
+        extra.extend_from_slice(knobs);
+        extra.extend_from_slice(&AUTH);
+        let tag = format!("ext-http-{}-{}", knobs.join(""), fault.name);
+        let (code, out, doc) = run_against(&["--url", &server.url], &extra, &tag);
+        fault_problems(fault, code, &out, &doc)
+    })
 }
