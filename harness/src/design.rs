@@ -30,8 +30,8 @@ pub trait Design: Sync + Send + 'static {
     /// What a report's heading calls the design: "MCP <title> conformance".
     fn title(&self) -> &'static str;
 
-    /// The protocol revision the design speaks.
-    fn protocol_version(&self) -> &'static str;
+    /// What the design's messages are called on the wire.
+    fn wire(&self) -> &'static Wire;
 
     /// Where the catalogue's `section` anchors point.
     fn spec_base(&self) -> &'static str;
@@ -53,11 +53,6 @@ pub trait Design: Sync + Send + 'static {
 
     /// The server capability (a dotted path) under which tools/call can create tasks.
     fn task_tools_capability(&self) -> &'static str;
-
-    /// The request that asks whether a receiver still answers, with a result.
-    fn liveness_method(&self) -> &'static str {
-        "ping"
-    }
 
     /// The client capabilities a scenario declares unless it says otherwise.
     fn default_client_capabilities(&self) -> Value;
@@ -110,9 +105,6 @@ pub trait Design: Sync + Send + 'static {
     fn marks_trace(&self, _method: &str, _params: &Value) -> bool {
         false
     }
-
-    /// The request that opens a conversation, whose result says what the receiver declared.
-    fn opening_method(&self) -> &'static str;
 
     /// What the result of the opening request declares.
     fn declared(&self, result: &Value) -> ServerInfo;
@@ -228,6 +220,45 @@ pub trait Design: Sync + Send + 'static {
 
     /// The reference receiver: its listings and serving it.
     fn reference(&self) -> &'static dyn ReferenceReceiver;
+}
+
+/// What a design's messages are called on the wire, as data the shared engine reads: a
+/// design fills every field in one literal, so the compiler lists what a new design decides.
+/// A request the design lacks is `None`.
+pub struct Wire {
+    /// The protocol revision the design speaks.
+    pub protocol_version: &'static str,
+    /// The request that opens a conversation, whose result says what the receiver declared.
+    pub opening: &'static str,
+    /// The request that asks whether a receiver still answers, with a result.
+    pub liveness: &'static str,
+    /// The request that reads a task (`{"taskId": …}`) and answers with it.
+    pub get: &'static str,
+    /// The request that waits for a task's outcome and answers with it.
+    pub result: Option<&'static str>,
+    /// The request that lists tasks a page at a time (`{"cursor": …}`).
+    pub list: Option<&'static str>,
+    /// The request that answers a task's outstanding input requests.
+    pub update: Option<&'static str>,
+    /// The notification whose params are a task, its status new.
+    pub status_notification: &'static str,
+    /// The key under which a task names the interval, in ms, to poll it at.
+    pub poll_interval: &'static str,
+    /// How a task lists the input requests it awaits, and how an answer carries the
+    /// responses, each by the request's key (the design has no such keys where `None`).
+    pub input: Option<InputKeys>,
+}
+
+/// The keys of a design's input requests and responses.
+pub struct InputKeys {
+    /// Where a task or an InputRequiredResult lists its requests.
+    pub requests: &'static str,
+    /// Where an answer carries the responses.
+    pub responses: &'static str,
+    /// Where an InputRequiredResult keeps state the retried request echoes.
+    pub state: &'static str,
+    /// The `resultType` of an answer that asks for input instead of giving a result.
+    pub result_type: &'static str,
 }
 
 /// Why a receiver does not speak a design: it said so, or it did not answer at all.

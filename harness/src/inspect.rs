@@ -316,17 +316,18 @@ pub fn client_fault_list() -> String {
     list_of(client_faults().iter())
 }
 
-/// Before a run with `--fixtures`: which tool plays each fixture role, which roles no tool
-/// plays (and why), and the rules that leaves with no scenario to judge them.
+/// Before a run with `--fixtures`: which tool plays each of the design's fixture `roles`,
+/// which no tool plays (and why), and the rules that leaves with no scenario to judge them.
 pub fn fixture_plan(
     map: &crate::fixtures::FixtureMap,
     tools: &[serde_json::Value],
+    roles: &[&str],
     negotiates: bool,
     scenarios: &[Scenario],
 ) -> String {
     let mut out = String::from("fixture roles (as mapped):\n");
     let mut unavailable = std::collections::BTreeSet::new();
-    for role in crate::fixtures::FIXTURES.iter().map(|f| f.name) {
+    for &role in roles {
         let line = match map.tool(role, tools) {
             None => {
                 unavailable.insert(role);

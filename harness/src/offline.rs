@@ -63,12 +63,12 @@ fn profile_of(entries: &[Entry]) -> Profile {
 /// What the receiver declared in the first initialize (server/discover for the extension)
 /// exchange of a session: in its result, or, for a client receiver, in its initialize request.
 fn server_info(entries: &[Entry], profile: Profile) -> Option<ServerInfo> {
-    let opener = profile.opening_method();
+    let opener = profile.wire().opening;
     let client = entries
         .iter()
         .filter(|e| e.dir == Direction::In)
         .filter_map(request_of)
-        .find(|(method, _)| *method == "initialize")
+        .find(|(method, _)| *method == opener)
         .map(|(_, params)| ServerInfo::from_client_request(params));
     if client.is_some() {
         return client;

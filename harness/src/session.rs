@@ -1,7 +1,6 @@
 //! A session with one receiver: handshake, id correlation, server-to-client requests,
 //! notifications, and the trace of everything exchanged.
 
-use crate::spec::PROTOCOL_VERSION;
 use crate::trace::{Direction, Trace};
 use crate::transport::{Cause, Closure, Connection, Incoming, Outgoing, Received};
 use crate::wire::{self, Message, Outcome};
@@ -542,62 +541,18 @@ impl Session {
     pub fn drain(&self, inbox: Inbox, method: &str) -> Vec<Inbound> {
         self.inbox.get(inbox).take_all(method)
     }
-
-    /// The MCP handshake: initialize, then notifications/initialized.
-    pub async fn initialize(&self, client_capabilities: Value) -> Result<ServerInfo, String> {
-        let params = json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": client_capabilities,
-            "clientInfo": {"name": "taskcheck", "version": env!("CARGO_PKG_VERSION")},
-        });
-        let reply = self
-            .request("initialize", params, self.timeout)
-            .await
-            .map_err(|e| format!("initialize failed: {e}"))?;
-        let result = match reply.outcome {
-            Outcome::Result(r) => r,
-            Outcome::Error(e) => return Err(format!("initialize was rejected: {e}")),
-        };
-        let info = ServerInfo::from_result(&result);
-        self.notify("notifications/initialized", Value::Null)
-            .await
-            .map_err(|e| format!("initialize failed: {e}"))?;
-        Ok(info)
-    }
 }
 
 impl Session {
-    /// The MCP handshake with a client receiver: answers its initialize with taskcheck's
-    /// server `capabilities`, then waits for notifications/initialized. What the client
-    /// declared is returned as the receiver's info.
-    pub async fn accept(&self, capabilities: Value) -> Result<ServerInfo, String> {
-        let hello = self
-            .next(Inbox::Requests, "initialize", self.timeout)
-            .await
-            .map_err(|e| format!("the client sent no initialize: {e}"))?;
-        let result = json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": capabilities,
-            "serverInfo": {"name": "taskcheck", "version": env!("CARGO_PKG_VERSION")},
-        });
-        self.respond(&hello.id, result)
-            .await
-            .map_err(|e| format!("initialize failed: {e}"))?;
-        self.next(
-            Inbox::Notifications,
-            "notifications/initialized",
-            self.timeout,
-        )
-        .await
-        .map_err(|e| format!("the client never sent notifications/initialized: {e}"))?;
+    /// From now on, every request the client sends gets a refusal (taskcheck serves no
+    /// capabilities as its server), and so does each it sent before.
+    pub async fn refuse_requests(&self) {
         self.inbox.refuse_requests.store(true, Ordering::Relaxed);
-        // what the client asked before it was initialized gets the same answer
         while let Some(early) = self.inbox.requests.take_any() {
             self.send(refusal(&early.id, &early.method), Vec::new())
                 .await
                 .ok();
         }
-        Ok(ServerInfo::from_client_request(&hello.params))
     }
 }
 

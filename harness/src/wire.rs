@@ -18,11 +18,12 @@ pub mod code {
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
 }
 
-/// Whether an error answer to `tasks/get`, `tasks/result` or `tasks/cancel` (whose `taskId`
-/// was a well-formed string) says the task does not exist, whatever its code. To tasks/get,
-/// -32602 can mean nothing else; to tasks/cancel it is also the answer for a terminal task,
-/// and to tasks/result a refusal, so there only -32002 or the message's words count.
-pub fn says_task_not_found(method: &str, error: &Value) -> bool {
+/// Whether an error answer to a request naming a task by a well-formed `taskId` says the
+/// task does not exist, whatever its code. To a request that only `reads` the task
+/// (tasks/get), -32602 can mean nothing else; to tasks/cancel it is also the answer for a
+/// terminal task, and to tasks/result a refusal, so there only -32002 or the message's words
+/// count.
+pub fn says_task_not_found(reads: bool, error: &Value) -> bool {
     let code = error.get("code").and_then(Value::as_i64);
     let message = error
         .get("message")
@@ -44,7 +45,7 @@ pub fn says_task_not_found(method: &str, error: &Value) -> bool {
     !about_method
         && (worded
             || code == Some(code::RESOURCE_NOT_FOUND)
-            || (method == "tasks/get" && code == Some(code::INVALID_PARAMS)))
+            || (reads && code == Some(code::INVALID_PARAMS)))
 }
 
 /// One decoded JSON-RPC message.

@@ -269,6 +269,37 @@ fn fixture_roles_map_to_the_receivers_own_tools() {
 }
 
 #[test]
+fn the_fixture_plan_names_the_roles_of_the_runs_design() {
+    // the extension has no sync_echo, forbidden_echo or progress_sleep; its elicit_pair is its own
+    let map = scenario_dir(
+        "fixture-plan-ext",
+        "map.yaml",
+        "optional_sleep:\n  tool: optional_sleep\n",
+    );
+    let path = map.join("map.yaml");
+    let args = [
+        "--profile",
+        "ext-tasks",
+        "--fixtures",
+        path.to_str().unwrap(),
+        "--scenario",
+        "ext-create-poll-complete",
+    ];
+    let (code, out, _) = run(&ext_reference(&[]), &args, "fixture-plan-ext");
+    assert_eq!(code, 0, "{out}");
+    let plan = out.split("fixture roles (as mapped):").nth(1).expect(&out);
+    assert!(plan.contains("elicit_pair"), "{out}");
+    for other in ["sync_echo", "forbidden_echo", "progress_sleep"] {
+        assert!(
+            !plan.contains(other),
+            "{other} is no role of the extension: {out}"
+        );
+    }
+    // the extension negotiates no taskSupport: no call of a role is left out for it
+    assert!(!plan.contains("are left out"), "{out}");
+}
+
+#[test]
 fn a_missing_fixture_role_leaves_out_only_the_steps_that_call_it() {
     // sync_echo played by a tool the receiver lacks: the forbidden_echo step is still judged
     let map = scenario_dir(

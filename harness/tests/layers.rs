@@ -308,3 +308,83 @@ fn no_module_is_declared_inside_a_macro() {
         .collect();
     assert!(inside.is_empty(), "modules declared by a macro: {inside:?}");
 }
+
+/// Every `.rs` file under `src/` outside the designs (the command line's too): its path
+/// relative to `src/` and its code without comments and tests.
+fn shared_files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out = Vec::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
+            if path.is_dir() && rel != "designs" {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push((rel, code_of(&std::fs::read_to_string(&path).unwrap())));
+            }
+        }
+    }
+    out
+}
+
+/// The protocol methods a design of Tasks defines that a piece of code names as a string
+/// literal: `"tasks/…"`, `"notifications/tasks…"`, `"initialize"`,
+/// `"notifications/initialized"`, `"server/discover"` (a pattern such as `"tasks/{}"` is no
+/// method).
+fn protocol_literals(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices('"') {
+        let rest = &code[at + 1..];
+        let Some(end) = rest.find('"') else {
+            continue;
+        };
+        let literal = &rest[..end];
+        let method_like = !literal.is_empty()
+            && literal
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c == '/' || c == '_');
+        let named = ["tasks/", "notifications/tasks"]
+            .iter()
+            .any(|p| literal.starts_with(p))
+            || ["initialize", "notifications/initialized", "server/discover"].contains(&literal);
+        if method_like && named && !literal.ends_with('/') {
+            out.push(literal.to_string());
+        }
+    }
+    out
+}
+
+/// Where a protocol method may be named outside the designs: the transports' framing (a
+/// Streamable HTTP session opens at initialize) and the hostile HTTP receiver that breaks it.
+const FRAMING: &[&str] = &["transport/", "reference/http_hostile.rs"];
+
+#[test]
+fn no_shared_file_names_a_protocol_method_of_a_design() {
+    let named: Vec<String> = shared_files()
+        .into_iter()
+        .filter(|(file, _)| !FRAMING.iter().any(|f| file.starts_with(f)))
+        .flat_map(|(file, code)| {
+            protocol_literals(&code)
+                .into_iter()
+                .map(move |m| format!("{file}: {m:?}"))
+        })
+        .collect();
+    assert!(
+        named.is_empty(),
+        "shared code naming a design's method (read it from the design's Wire): {named:?}"
+    );
+}
+
+#[test]
+fn a_protocol_method_literal_is_found_where_there_is_one() {
+    let code =
+        r#"ask("tasks/get"); let m = format!("tasks/{}", w); x == "initialize"; "tasks/get/""#;
+    assert_eq!(protocol_literals(code), vec!["tasks/get", "initialize"]);
+    assert!(protocol_literals(r#"session.request(wire.get, params)"#).is_empty());
+}

@@ -64,7 +64,7 @@ pub async fn run(args: LoadArgs) -> i32 {
         opts.profile = profile_for(&c, args.profile, &limits).await;
         (load::run_load(&c, &opts).await, origin)
     });
-    print!("{}", report.table());
+    print!("{}", report.table(opts.profile.wire().get));
     if let Some(path) = &args.summary_json {
         let doc = serde_json::to_string_pretty(&report.json()).unwrap_or_default();
         if let Err(e) = std::fs::write(path, doc) {

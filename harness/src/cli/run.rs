@@ -7,7 +7,7 @@ use super::{baseline, config, selected_for, timeout_scale, usage_error};
 use mcp_taskcheck::project::Project;
 use mcp_taskcheck::transport::Connect;
 use mcp_taskcheck::transport::ReceiverKind;
-use mcp_taskcheck::{exit, inspect, monitor, suite};
+use mcp_taskcheck::{exit, inspect, suite};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -104,11 +104,11 @@ pub async fn run_suite<C: Connect + 'static>(
         if let Ok((info, tools)) =
             mcp_taskcheck::runner::probe(&connector, &config.limits, profile).await
         {
-            let negotiates =
-                monitor::has_capability(&info.capabilities, profile.task_tools_capability());
+            let negotiates = profile.negotiates_task_support(&info.capabilities);
+            let roles = profile.fixture_roles();
             eprint!(
                 "{}",
-                inspect::fixture_plan(&config.fixtures, &tools, negotiates, &scenarios)
+                inspect::fixture_plan(&config.fixtures, &tools, &roles, negotiates, &scenarios)
             );
         }
     }

@@ -165,7 +165,7 @@ fn classes((offer, profile): (&Offer, Profile), tasks: bool) -> Vec<Class> {
     if tasks && !profile.task_id_requests(offer).is_empty() {
         classes.push(Class::BadTaskId);
     }
-    if offer.list && requests.list.is_some() {
+    if offer.list && requests.list.is_some() && profile.wire().list.is_some() {
         classes.push(Class::BadCursor);
     }
     if offer.tools.iter().any(|t| t == "optional_sleep") && requests.task_param.is_some() {
@@ -184,6 +184,8 @@ fn draw_lines(
 ) -> Input {
     let id = format!("fw-{case}");
     let class = *pick(rng, &classes((offer, profile), tasks));
+    let wire = profile.wire();
+    let list = wire.list.filter(|_| offer.list);
     let one = |line: String, ids: Vec<Value>| Input {
         class,
         lines: vec![line],
@@ -257,8 +259,10 @@ fn draw_lines(
                 3 => json!(huge(rng)),
                 _ => json!(format!("fw-not-a-cursor-{}", word(rng, 16))),
             };
+            // drawn only where the design lists tasks and the receiver offers it
+            let list = list.unwrap_or_default();
             one(
-                request(&id, "tasks/list", json!({"cursor": cursor})),
+                request(&id, list, json!({"cursor": cursor})),
                 vec![json!(id)],
             )
         }
@@ -299,8 +303,8 @@ fn draw_lines(
             )
         }
         Class::DuplicateId => {
-            let line = match (offer.list, rng.next_u64() % 2) {
-                (true, 0) => request(&id, "tasks/list", json!({})),
+            let line = match (list, rng.next_u64() % 2) {
+                (Some(list), 0) => request(&id, list, json!({})),
                 _ => request(&id, "ping", json!({})),
             };
             Input {
@@ -334,10 +338,10 @@ fn draw_lines(
         Class::BeforeInit => {
             let mut methods = vec![("ping", json!({}))];
             if tasks {
-                methods.push(("tasks/get", json!({"taskId": "fw-before-init"})));
+                methods.push((wire.get, json!({"taskId": "fw-before-init"})));
             }
-            if offer.list {
-                methods.push(("tasks/list", json!({})));
+            if let Some(list) = list {
+                methods.push((list, json!({})));
             }
             let (method, params) = pick(rng, &methods).clone();
             Input {

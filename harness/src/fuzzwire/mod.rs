@@ -276,7 +276,7 @@ fn forbidden_input(input: &Input) -> Option<&'static str> {
 /// ping is allowed, so a receiver that stops after another early request is only warned.
 fn survival(input: &Input, outcome: Result<Outcome, String>, seq: Vec<u64>) -> Check {
     let rule = "wire.survives";
-    let probe = input.profile.liveness_method();
+    let probe = input.profile.wire().liveness;
     let failed = |why: String| {
         let check = Check::judged(rule, false, format!("after the input: {why}"), seq.clone());
         match forbidden_input(input) {
@@ -349,7 +349,7 @@ pub async fn run_case<C: Connect>(
         }
     }
     let ping = session
-        .request(profile.liveness_method(), json!({}), config.limits.request)
+        .request(profile.wire().liveness, json!({}), config.limits.request)
         .await;
     checks.push(match ping {
         Ok(reply) => survival(input, Ok(reply.outcome), vec![reply.seq]),

@@ -141,8 +141,8 @@ impl LoadReport {
         self.completed as f64 / self.duration.as_secs_f64().max(1e-9)
     }
 
-    /// The summary table.
-    pub fn table(&self) -> String {
+    /// The summary table, its polls named by the design's request that reads a task.
+    pub fn table(&self, get: &str) -> String {
         let ms = |d: Duration| format!("{:.2}", d.as_secs_f64() * 1000.0);
         let mut out = format!(
             "tasks: {} started, {} completed in {:.2} s ({:.0} tasks/s)\n\n{:<16} {:>8} {:>9} {:>9} {:>9}\n",
@@ -158,7 +158,7 @@ impl LoadReport {
         );
         for (name, h) in [
             ("create", &self.create),
-            ("tasks/get", &self.get),
+            (get, &self.get),
             ("time to result", &self.to_result),
         ] {
             out.push_str(&format!(

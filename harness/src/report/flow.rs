@@ -18,8 +18,9 @@ pub fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The Task objects a message carries (created, fetched, listed, cancelled or notified).
-fn tasks_in(message: &Value) -> Vec<&Value> {
+/// The Task objects a message carries (created, fetched, listed, cancelled, or notified by
+/// the design's `status_notification`).
+fn tasks_in<'m>(message: &'m Value, status_notification: &str) -> Vec<&'m Value> {
     let is_task = |v: &&Value| v.get("taskId").is_some() && v.get("status").is_some();
     let result = message.get("result");
     let mut out: Vec<&Value> = Vec::new();
@@ -33,17 +34,21 @@ fn tasks_in(message: &Value) -> Vec<&Value> {
             .flatten()
             .filter(is_task),
     );
-    if message.get("method").and_then(Value::as_str) == Some("notifications/tasks/status") {
+    if message.get("method").and_then(Value::as_str) == Some(status_notification) {
         out.extend(message.get("params").filter(is_task));
     }
     out
 }
 
 /// Every task of a trace with the statuses it was seen in, repeats folded, in first-seen order.
-pub fn task_statuses(trace: &[Entry]) -> Vec<(String, Vec<String>)> {
+pub fn task_statuses(trace: &[Entry], status_notification: &str) -> Vec<(String, Vec<String>)> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
     for e in trace.iter().filter(|e| e.dir == Direction::In) {
-        for task in e.message.iter().flat_map(tasks_in) {
+        for task in e
+            .message
+            .iter()
+            .flat_map(|m| tasks_in(m, status_notification))
+        {
             let id = crate::wire::id_text(&task["taskId"]);
             let status = task["status"].as_str().unwrap_or("?").to_string();
             match out.iter_mut().find(|(t, _)| *t == id) {
@@ -165,7 +170,7 @@ mod tests {
             ),
         ];
         assert_eq!(
-            task_statuses(&trace),
+            task_statuses(&trace, "notifications/tasks/status"),
             vec![(
                 "a".to_string(),
                 vec![

@@ -189,7 +189,7 @@ impl RunReport {
                 ));
             }
             out.push_str("</table>\n");
-            let statuses = task_statuses(&s.trace);
+            let statuses = task_statuses(&s.trace, self.profile.wire().status_notification);
             if !statuses.is_empty() {
                 out.push_str("<p>Task statuses seen:</p><ul>");
                 for (id, seen) in statuses {

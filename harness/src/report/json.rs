@@ -35,7 +35,7 @@ impl RunReport {
             "taskcheck": env!("CARGO_PKG_VERSION"),
             "receiver": self.receiver,
             "transport": self.transport,
-            "protocolVersion": self.profile.protocol_version(),
+            "protocolVersion": self.profile.wire().protocol_version,
             "profile": self.profile.name(),
             "server": server.map(|s| json!({"serverInfo": s.server_info, "capabilities": s.capabilities, "protocolVersion": s.protocol_version})),
             "started": self.started,

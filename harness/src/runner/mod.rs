@@ -349,6 +349,7 @@ pub async fn run_scenario<C: Connect>(
             false => None,
         };
         let exec = Exec {
+            wire: scenario.profile.wire(),
             session: &session,
             peer_b: peer_b.as_ref(),
             config,

@@ -17,7 +17,8 @@ pub mod variants;
 
 use super::ExtTasks;
 use crate::design::{
-    Design, LoadRun, NotServed, ReferenceReceiver, ReferenceRequestor, ServeOptions, Unspoken,
+    Design, InputKeys, LoadRun, NotServed, ReferenceReceiver, ReferenceRequestor, ServeOptions,
+    Unspoken, Wire,
 };
 use crate::explore::ops::{Offer, Op, Steps};
 use crate::monitor::{Context, Judgement};
@@ -30,6 +31,26 @@ use faults::Faults;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Map, Value};
+
+/// The extension's wire: server/discover opens and answers for liveness (ping is gone from
+/// 2026-07-28), tasks/get carries the outcome, tasks/update answers input requests by key.
+const WIRE: Wire = Wire {
+    protocol_version: PROTOCOL_VERSION,
+    opening: "server/discover",
+    liveness: "server/discover",
+    get: "tasks/get",
+    result: None,
+    list: None,
+    update: Some("tasks/update"),
+    status_notification: "notifications/tasks",
+    poll_interval: "pollIntervalMs",
+    input: Some(InputKeys {
+        requests: "inputRequests",
+        responses: "inputResponses",
+        state: "requestState",
+        result_type: "input_required",
+    }),
+};
 
 impl Design for ExtTasks {
     fn name(&self) -> &'static str {
@@ -44,8 +65,8 @@ impl Design for ExtTasks {
         "Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28)"
     }
 
-    fn protocol_version(&self) -> &'static str {
-        PROTOCOL_VERSION
+    fn wire(&self) -> &'static Wire {
+        &WIRE
     }
 
     fn spec_base(&self) -> &'static str {
@@ -78,11 +99,6 @@ impl Design for ExtTasks {
 
     fn task_tools_capability(&self) -> &'static str {
         "extensions.io.modelcontextprotocol/tasks"
-    }
-
-    /// ping is gone from 2026-07-28; server/discover answers with a result.
-    fn liveness_method(&self) -> &'static str {
-        "server/discover"
     }
 
     fn default_client_capabilities(&self) -> Value {
@@ -159,10 +175,6 @@ impl Design for ExtTasks {
                 .get("_meta")
                 .and_then(|m| m.get(META_VERSION))
                 .is_some_and(|v| v == PROTOCOL_VERSION)
-    }
-
-    fn opening_method(&self) -> &'static str {
-        "server/discover"
     }
 
     fn declared(&self, result: &Value) -> ServerInfo {

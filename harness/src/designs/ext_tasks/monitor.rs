@@ -449,7 +449,7 @@ impl Monitor {
     fn refused(&mut self, asked: &Asked, error: &Value, e: &Entry) {
         let (seq, method) = (e.seq, asked.method.as_str());
         if !matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
-            || !crate::wire::says_task_not_found("tasks/get", error)
+            || !crate::wire::says_task_not_found(true, error)
         {
             return;
         }
@@ -492,7 +492,7 @@ impl Monitor {
                     return;
                 };
                 // -32602 alone refuses a tasks/update or tasks/cancel for other reasons too
-                if !crate::wire::says_task_not_found(method, error) {
+                if !crate::wire::says_task_not_found(method == "tasks/get", error) {
                     return;
                 }
                 let ttl = ttl.map_or("null (unlimited)".to_string(), |t| format!("{t} ms"));

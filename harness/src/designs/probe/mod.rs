@@ -63,8 +63,9 @@ impl Design for Probe {
         "probe (tasks/get shapes)"
     }
 
-    fn protocol_version(&self) -> &'static str {
-        crate::spec::PROTOCOL_VERSION
+    fn wire(&self) -> &'static crate::design::Wire {
+        // it speaks as 2025-11-25 does, reached like any design through the registry
+        crate::designs::TASKS_2025.wire()
     }
 
     fn spec_base(&self) -> &'static str {
@@ -98,10 +99,10 @@ impl Design for Probe {
     fn open<'a>(
         &self,
         session: &'a Session,
-        _receiver: ReceiverKind,
+        receiver: ReceiverKind,
         capabilities: Value,
     ) -> BoxFuture<'a, Result<ServerInfo, String>> {
-        session.initialize(capabilities).boxed()
+        crate::designs::TASKS_2025.open(session, receiver, capabilities)
     }
 
     fn judge(&self, entries: &[Entry], _ctx: &Context) -> Judgement {
@@ -148,10 +149,6 @@ impl Design for Probe {
             .get("tasks")
             .is_none()
             .then_some("The receiver declares no `tasks` capability.")
-    }
-
-    fn opening_method(&self) -> &'static str {
-        "initialize"
     }
 
     fn declared(&self, result: &Value) -> ServerInfo {

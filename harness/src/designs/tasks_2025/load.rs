@@ -59,7 +59,7 @@ pub async fn task(run: &dyn LoadRun, i: usize) -> Result<(), String> {
         let t = match &got.outcome {
             Outcome::Result(t) => t,
             // only an answer saying the task does not exist is evidence of early expiry
-            Outcome::Error(e) if wire::says_task_not_found("tasks/get", e) => {
+            Outcome::Error(e) if wire::says_task_not_found(true, e) => {
                 return Err(format!(
                     "tasks.ttl.no-early-expiry: tasks/get says a live task does not exist: {}",
                     crate::matcher::short(e)

@@ -5,13 +5,15 @@
 
 mod calibrate;
 mod explore;
+pub mod handshake;
 mod load;
 pub mod monitor;
 pub mod reference;
 pub mod requestor;
+pub mod schema_types;
 
 use super::Tasks2025;
-use crate::design::{Design, LoadRun, ReferenceReceiver, Requests};
+use crate::design::{Design, LoadRun, ReferenceReceiver, Requests, Wire};
 use crate::explore::ops::{Offer, Op, Steps};
 use crate::monitor::{has_capability, Context, Judgement};
 use crate::reference::faults::FaultEntry;
@@ -21,6 +23,21 @@ use crate::transport::ReceiverKind;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Value};
+
+/// The 2025-11-25 wire: initialize opens, tasks/result waits for the outcome, tasks/list
+/// pages; input is asked by requests of the receiver's own, not by keys of the task.
+const WIRE: Wire = Wire {
+    protocol_version: crate::spec::PROTOCOL_VERSION,
+    opening: "initialize",
+    liveness: "ping",
+    get: "tasks/get",
+    result: Some("tasks/result"),
+    list: Some("tasks/list"),
+    update: None,
+    status_notification: "notifications/tasks/status",
+    poll_interval: "pollInterval",
+    input: None,
+};
 
 impl Design for Tasks2025 {
     fn name(&self) -> &'static str {
@@ -35,8 +52,8 @@ impl Design for Tasks2025 {
         "2025-11-25 Tasks"
     }
 
-    fn protocol_version(&self) -> &'static str {
-        crate::spec::PROTOCOL_VERSION
+    fn wire(&self) -> &'static Wire {
+        &WIRE
     }
 
     fn spec_base(&self) -> &'static str {
@@ -102,8 +119,8 @@ impl Design for Tasks2025 {
         capabilities: Value,
     ) -> BoxFuture<'a, Result<ServerInfo, String>> {
         match receiver {
-            ReceiverKind::Server => session.initialize(capabilities).boxed(),
-            ReceiverKind::Client => session.accept(json!({})).boxed(),
+            ReceiverKind::Server => handshake::initialize(session, capabilities).boxed(),
+            ReceiverKind::Client => handshake::accept(session, json!({})).boxed(),
         }
     }
 
@@ -125,10 +142,6 @@ impl Design for Tasks2025 {
 
     fn has_client_receivers(&self) -> bool {
         true
-    }
-
-    fn opening_method(&self) -> &'static str {
-        "initialize"
     }
 
     fn declared(&self, result: &Value) -> ServerInfo {

@@ -106,7 +106,7 @@ impl<'a> Exec<'a> {
         let mut limit = limit;
         let (last, evidence) = loop {
             let Some(reply) = self
-                .request(step, "tasks/get", json!({"taskId": task_id}), state)
+                .request(step, self.wire.get, json!({"taskId": task_id}), state)
                 .await?
             else {
                 return Ok(());
@@ -118,7 +118,7 @@ impl<'a> Exec<'a> {
                     return state.judge(
                         &step.rule,
                         false,
-                        format!("tasks/get answered error {}", matcher::short(&e)),
+                        format!("{} answered error {}", self.wire.get, matcher::short(&e)),
                         evidence,
                     );
                 }
@@ -151,11 +151,10 @@ impl<'a> Exec<'a> {
                     evidence,
                 );
             }
-            // pollInterval is honoured (requestors SHOULD): a long one stretches the poll's
-            // deadline to a few polls, the scenario's own deadline still bounding it
+            // the poll interval is honoured (requestors SHOULD): a long one stretches the
+            // poll's deadline to a few polls, the scenario's own deadline still bounding it
             let interval = Duration::from_millis(
-                task.get("pollInterval")
-                    .or(task.get("pollIntervalMs"))
+                task.get(self.wire.poll_interval)
                     .and_then(Value::as_u64)
                     .unwrap_or(POLL_DEFAULT_MS)
                     .max(POLL_MIN_MS),
@@ -179,7 +178,7 @@ impl<'a> Exec<'a> {
         )
     }
 
-    /// Answers every request a task has outstanding in one tasks/update.
+    /// Answers every request a task has outstanding in one update (the design's `update`).
     pub(super) async fn respond(
         &self,
         step: &Step,
@@ -188,6 +187,11 @@ impl<'a> Exec<'a> {
         at_most: Option<usize>,
         state: &mut State,
     ) -> Result<(), Stop> {
+        let (Some(update), Some(input)) = (self.wire.update, &self.wire.input) else {
+            return Err(Stop::Prerequisite(
+                "the scenario's design answers no input requests by key".into(),
+            ));
+        };
         let task_id = matcher::substitute(&json!(task), &state.vars).map_err(Stop::Prerequisite)?;
         let reply = matcher::substitute(reply, &state.vars).map_err(Stop::Prerequisite)?;
         let id_text = task_id.as_str().unwrap_or_default().to_string();
@@ -199,7 +203,7 @@ impl<'a> Exec<'a> {
         // an update is eventually consistent: wait for a request not answered yet
         let keys = loop {
             let Some(shown) = self
-                .request(step, "tasks/get", json!({"taskId": task_id}), state)
+                .request(step, self.wire.get, json!({"taskId": task_id}), state)
                 .await?
             else {
                 return Ok(());
@@ -207,7 +211,7 @@ impl<'a> Exec<'a> {
             let answered = state.answered.get(&id_text).cloned().unwrap_or_default();
             let fresh: Vec<(String, Value)> = match &shown.outcome {
                 Outcome::Result(t) => t
-                    .get("inputRequests")
+                    .get(input.requests)
                     .and_then(Value::as_object)
                     .into_iter()
                     .flatten()
@@ -220,7 +224,7 @@ impl<'a> Exec<'a> {
                 .as_str()
                 .unwrap_or_default()
                 .to_string();
-            let waiting = matches!(status.as_str(), "working" | "input_required");
+            let waiting = TaskStatus::parse(&status).is_some_and(|s| !s.is_terminal());
             if !fresh.is_empty() {
                 break fresh
                     .into_iter()
@@ -229,7 +233,8 @@ impl<'a> Exec<'a> {
             }
             if !waiting || start.elapsed() >= limit {
                 return Err(Stop::Prerequisite(format!(
-                    "task {task_id} shows no outstanding request not answered yet (tasks/get: {})",
+                    "task {task_id} shows no outstanding request not answered yet ({}: {})",
+                    self.wire.get,
                     matcher::short(outcome_value(&shown.outcome))
                 )));
             }
@@ -244,15 +249,15 @@ impl<'a> Exec<'a> {
             .into_iter()
             .map(|(k, request)| (k, reply_to(&request, &reply)))
             .collect();
-        let params = json!({"taskId": task_id, "inputResponses": responses});
-        let Some(answer) = self.request(step, "tasks/update", params, state).await? else {
+        let params = json!({"taskId": task_id, (input.responses): responses});
+        let Some(answer) = self.request(step, update, params, state).await? else {
             return Ok(());
         };
         self.judge_answer(step, &answer.outcome, vec![answer.asked, answer.seq], state)
     }
 
     /// Retries the last request answered with an InputRequiredResult, answering each of its
-    /// requests with `reply` and echoing its `requestState`, while the server asks again.
+    /// requests with `reply` and echoing its request state, while the server asks again.
     pub(super) async fn retry(
         &self,
         step: &Step,
@@ -260,6 +265,11 @@ impl<'a> Exec<'a> {
         save: &Option<String>,
         state: &mut State,
     ) -> Result<(), Stop> {
+        let Some(input) = &self.wire.input else {
+            return Err(Stop::Prerequisite(
+                "the scenario's design asks for no input in answers".into(),
+            ));
+        };
         let reply = matcher::substitute(reply, &state.vars).map_err(Stop::Prerequisite)?;
         let Some((method, original, mut asked)) = state.input_asked.take() else {
             return Err(Stop::Prerequisite(
@@ -268,27 +278,27 @@ impl<'a> Exec<'a> {
         };
         for attempt in 1..=RETRIES_AT_MOST {
             let mut params = original.clone();
-            let requests = asked.get("inputRequests").and_then(Value::as_object);
+            let requests = asked.get(input.requests).and_then(Value::as_object);
             let responses: serde_json::Map<String, Value> = requests
                 .into_iter()
                 .flatten()
                 .map(|(k, request)| (k.clone(), reply_to(request, &reply)))
                 .collect();
             if let Some(p) = params.as_object_mut() {
-                p.remove("inputResponses");
-                p.remove("requestState");
+                p.remove(input.responses);
+                p.remove(input.state);
                 if !responses.is_empty() {
-                    p.insert("inputResponses".into(), Value::Object(responses));
+                    p.insert(input.responses.into(), Value::Object(responses));
                 }
                 // echoed exactly when given, never when not (client requirements of MRTR)
-                if let Some(s) = asked.get("requestState") {
-                    p.insert("requestState".into(), s.clone());
+                if let Some(s) = asked.get(input.state) {
+                    p.insert(input.state.into(), s.clone());
                 }
             }
             let Some(answer) = self.request(step, &method, params, state).await? else {
                 return Ok(());
             };
-            match asks_input(&answer.outcome) {
+            match asks_input(&answer.outcome, Some(input)) {
                 Some(again) if attempt < RETRIES_AT_MOST => asked = again.clone(),
                 _ => {
                     let evidence = vec![answer.asked, answer.seq];

@@ -31,7 +31,7 @@ impl<'a> Exec<'a> {
                 if leaked.is_empty() {
                     format!("none of {} other task(s) listed", unwanted.len())
                 } else {
-                    format!("tasks/list shows task(s) it must not: {leaked:?}")
+                    format!("{} shows task(s) it must not: {leaked:?}", self.list()?)
                 },
                 evidence.clone(),
             )?;
@@ -70,7 +70,7 @@ impl<'a> Exec<'a> {
             let mut missing: Vec<(String, String)> = Vec::new();
             for id in wanted.iter().filter(|w| !listed.contains(*w)) {
                 let reply = self
-                    .request(step, "tasks/get", json!({"taskId": id}), state)
+                    .request(step, self.wire.get, json!({"taskId": id}), state)
                     .await?;
                 if let Some(Reply {
                     outcome: Outcome::Result(task),
@@ -121,7 +121,8 @@ impl<'a> Exec<'a> {
                 )
             } else {
                 format!(
-                    "retrievable task(s) missing from tasks/list: {:?} ({} listed)",
+                    "retrievable task(s) missing from {}: {:?} ({} listed)",
+                    self.list()?,
                     missing
                         .iter()
                         .map(|(id, s)| format!("{id} ({s})"))
@@ -143,8 +144,16 @@ impl<'a> Exec<'a> {
         self.judge_answer(step, &all, evidence, state)
     }
 
-    /// Walks tasks/list through every cursor.
+    /// The design's request that lists tasks.
+    fn list(&self) -> Result<&'static str, Stop> {
+        self.wire
+            .list
+            .ok_or_else(|| Stop::Prerequisite("the scenario's design lists no tasks".into()))
+    }
+
+    /// Walks the design's list of tasks through every cursor.
     async fn walk(&self, step: &Step, state: &mut State) -> Result<Walked, Stop> {
+        let list = self.list()?;
         let mut walk = Walk::default();
         let mut cursor: Option<Value> = None;
         let mut seen_cursors = BTreeSet::new();
@@ -153,14 +162,14 @@ impl<'a> Exec<'a> {
                 Some(c) => json!({"cursor": c}),
                 None => json!({}),
             };
-            let Some(reply) = self.request(step, "tasks/list", params, state).await? else {
+            let Some(reply) = self.request(step, list, params, state).await? else {
                 return Ok(Walked::Unanswered);
             };
             walk.evidence.push(reply.seq);
             let page = match reply.outcome {
                 Outcome::Result(p) => p,
                 e @ Outcome::Error(_) => {
-                    let why = format!("tasks/list answered {}", describe(&e));
+                    let why = format!("{list} answered {}", describe(&e));
                     return Ok(Walked::Refused(why, walk.evidence));
                 }
             };
@@ -180,7 +189,7 @@ impl<'a> Exec<'a> {
                 None => break,
                 Some(c) if !seen_cursors.insert(c.to_string()) => {
                     return Err(Stop::Prerequisite(format!(
-                        "tasks/list returned cursor {c} twice: the walk would never end"
+                        "{list} returned cursor {c} twice: the walk would never end"
                     )));
                 }
                 Some(_) => {}

@@ -6,6 +6,7 @@ mod list_walk;
 use super::{
     still_answering, Config, Stop, MAX_LIST_PAGES, POLLS_AT_LEAST, POLL_DEFAULT_MS, POLL_MIN_MS,
 };
+use crate::design::{InputKeys, Wire};
 use crate::matcher::{self, Vars};
 use crate::model::TaskStatus;
 use crate::scenario::{step_label, Expect, PeerName, Step, StepKind};
@@ -22,6 +23,8 @@ use std::time::{Duration, Instant};
 
 /// Runs steps on one session.
 pub(super) struct Exec<'a> {
+    /// What the scenario's design calls its requests and keys.
+    pub(super) wire: &'static Wire,
     pub(super) session: &'a Session,
     /// The second requestor's session, in scenarios that use one.
     pub(super) peer_b: Option<&'a Session>,
@@ -145,11 +148,12 @@ type StepFuture<'a> = Pin<Box<dyn Future<Output = Result<(), Stop>> + Send + 'a>
 /// (MRTR lets it ask again until it has what it needs).
 const RETRIES_AT_MOST: u32 = 3;
 
-/// The InputRequiredResult an answer is, if it is one.
-fn asks_input(outcome: &Outcome) -> Option<&Value> {
-    match outcome {
-        Outcome::Result(r)
-            if r.get("resultType").and_then(Value::as_str) == Some("input_required") =>
+/// The InputRequiredResult an answer is, if it is one (never under a design without input
+/// keys).
+fn asks_input<'o>(outcome: &'o Outcome, input: Option<&InputKeys>) -> Option<&'o Value> {
+    match (outcome, input) {
+        (Outcome::Result(r), Some(keys))
+            if r.get("resultType").and_then(Value::as_str) == Some(keys.result_type) =>
         {
             Some(r)
         }
@@ -343,7 +347,8 @@ impl<'a> Exec<'a> {
             }
             Err(e @ RequestError::Timeout { .. }) => {
                 still_answering(session, &self.config.limits, &e).await?;
-                if let (Some(rule), Some(id), "tasks/result") = (&step.rule, task_id, method) {
+                let waits = Some(method) == self.wire.result;
+                if let (Some(rule), Some(id), true) = (&step.rule, task_id, waits) {
                     if let Some(why) = self.rightly_blocked(session, id).await {
                         let message = format!("{e}, {why}");
                         state.record(Check::with(rule, Verdict::Untestable, message));
@@ -363,7 +368,7 @@ impl<'a> Exec<'a> {
     async fn rightly_blocked(&self, session: &Session, id: Value) -> Option<String> {
         let limit = self.config.limits.request;
         let ask = |method| session.request(method, json!({"taskId": id}), limit);
-        let Outcome::Result(task) = ask("tasks/get").await.ok()?.outcome else {
+        let Outcome::Result(task) = ask(self.wire.get).await.ok()?.outcome else {
             return None;
         };
         let status = TaskStatus::parse(task.get("status")?.as_str()?)?.as_str();
@@ -372,8 +377,9 @@ impl<'a> Exec<'a> {
                 "and the task is still {status:?}: blocking is what the spec asks while it is not terminal"
             ));
         }
-        ask("tasks/result").await.ok().map(|_| {
-            format!("and the task is {status:?} now, ended as the wait ran out: a second tasks/result was answered")
+        let result = self.wire.result?;
+        ask(result).await.ok().map(|_| {
+            format!("and the task is {status:?} now, ended as the wait ran out: a second {result} was answered")
         })
     }
 
@@ -484,7 +490,7 @@ impl<'a> Exec<'a> {
                         continue;
                     };
                     self.judge_answer(step, &reply.outcome, vec![reply.asked, reply.seq], state)?;
-                    state.input_asked = asks_input(&reply.outcome)
+                    state.input_asked = asks_input(&reply.outcome, self.wire.input.as_ref())
                         .map(|asked| (method.clone(), params.clone(), asked.clone()));
                     if let Some(w) = within {
                         let ms = reply.elapsed.as_millis();

@@ -8,9 +8,10 @@ mod notifications;
 
 pub use conduct::CONDUCT_RULES;
 
+use super::schema_types::{self, Shape};
 use crate::model::{Finding, Model, Observation, Source, TaskStatus};
 use crate::monitor::{entropy, has_capability, key, peer_of, Context, Judgement, Tally};
-use crate::schema::{self, Shape};
+use crate::schema;
 use crate::trace::{Direction, Entry};
 use crate::verdict::{Check, Verdict};
 use crate::wire::{self, MessageRef, OutcomeRef};
@@ -293,7 +294,8 @@ impl Monitor<'_> {
                     OutcomeRef::Error(error) => {
                         self.schemas(e, &Shape::Error { message: value });
                         self.error(error, e);
-                        wire::says_task_not_found(&asked.method, error).then_some(false)
+                        wire::says_task_not_found(asked.method == "tasks/get", error)
+                            .then_some(false)
                     }
                 };
                 self.looked_up(&asked, e, found);
@@ -338,8 +340,11 @@ impl Monitor<'_> {
 
     /// Validates a message against the built-in schema and the official one, if given.
     fn schemas(&mut self, e: &Entry, shape: &Shape) {
-        let builtin = schema::violations(schema::builtin(), shape);
-        let official = self.ctx.official.map(|s| schema::violations(s, shape));
+        let builtin = schema_types::violations(schema::builtin(), shape);
+        let official = self
+            .ctx
+            .official
+            .map(|s| schema_types::violations(s, shape));
         if e.dir == Direction::Out {
             self.conduct.invalid(&builtin, e.seq);
             self.conduct
