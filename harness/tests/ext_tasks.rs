@@ -61,7 +61,7 @@ fn over_http_the_reference_passes_and_every_fault_fails_exactly_its_rules() {
 
 #[test]
 fn every_legal_variant_passes_over_stdio_and_http() {
-    let variants: Vec<_> = ext_tasks::variants::VARIANTS.iter().collect();
+    let variants: Vec<_> = ext_tasks::reference::variants::VARIANTS.iter().collect();
     let problems = in_parallel(&variants, 4, |v| {
         let options = variant_options(v.name);
         let mut extra = vec!["--profile", "ext-tasks", "--jobs", "4"];
@@ -91,7 +91,7 @@ fn every_legal_variant_passes_over_stdio_and_http() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         text.lines().count(),
-        ext_tasks::variants::VARIANTS.len(),
+        ext_tasks::reference::variants::VARIANTS.len(),
         "{text}"
     );
 }
@@ -359,9 +359,12 @@ fn the_official_schemas_accept_the_reference_and_catch_missing_cache_fields() {
 fn under_the_official_schemas_every_fault_still_fails_exactly_its_rules() {
     // a fault's defect often breaks the schema too: it must show as a consequence, not a
     // second failure
-    let faults: Vec<_> = ext_tasks::faults::FAULTS
+    let faults: Vec<_> = ext_tasks::reference::faults::FAULTS
         .iter()
-        .filter(|f| !ext_tasks::faults::HTTP_ONLY.contains(&f.fault) && f.name != "no-cache-fields")
+        .filter(|f| {
+            !ext_tasks::reference::faults::HTTP_ONLY.contains(&f.fault)
+                && f.name != "no-cache-fields"
+        })
         .collect();
     let problems = in_parallel(&faults, 4, |fault| {
         let mut args = vec!["--profile", "ext-tasks", "--jobs", "4"];

@@ -126,7 +126,11 @@ const EXT_FOUND: [&str; 3] = [
 
 #[test]
 fn fuzz_wire_names_saves_and_replays_each_fuzz_wire_only_fault() {
-    let ext_info = |name: &str| ext_tasks::faults::FAULTS.iter().find(|f| f.name == name);
+    let ext_info = |name: &str| {
+        ext_tasks::reference::faults::FAULTS
+            .iter()
+            .find(|f| f.name == name)
+    };
     let found: Vec<(FaultEntry, &str, bool)> = FOUND
         .iter()
         .map(|(f, seed)| (by_name(f).unwrap().entry(), *seed, false))

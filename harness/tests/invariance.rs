@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use mcp_taskcheck::designs::ext_tasks::faults as ext;
+use mcp_taskcheck::designs::ext_tasks::reference::faults as ext;
 use mcp_taskcheck::designs::tasks_2025::reference::faults as tasks_2025;
 
 /// The knobs a run is given besides its receiver.

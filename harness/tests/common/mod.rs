@@ -209,7 +209,7 @@ impl Where for mcp_taskcheck::designs::ext_tasks::reference::requestor::Fault {
     }
 }
 
-impl Where for mcp_taskcheck::designs::ext_tasks::faults::Fault {
+impl Where for mcp_taskcheck::designs::ext_tasks::reference::faults::Fault {
     fn elsewhere(self) -> bool {
         false
     }
@@ -379,7 +379,7 @@ pub fn tasks_2025_faults_over_http(knobs: &[&str], workers: usize) -> Vec<String
 
 /// Every stdio fault of the extension's reference, each run with `knobs`.
 pub fn ext_faults_over_stdio(knobs: &[&str], workers: usize) -> Vec<String> {
-    use mcp_taskcheck::designs::ext_tasks::faults::{FAULTS, HTTP_ONLY};
+    use mcp_taskcheck::designs::ext_tasks::reference::faults::{FAULTS, HTTP_ONLY};
     let faults: Vec<_> = FAULTS
         .iter()
         .filter(|f| !HTTP_ONLY.contains(&f.fault))
@@ -395,7 +395,7 @@ pub fn ext_faults_over_stdio(knobs: &[&str], workers: usize) -> Vec<String> {
 
 /// Every fault of the extension's reference over HTTP, each against a server of its own.
 pub fn ext_faults_over_http(knobs: &[&str], workers: usize) -> Vec<String> {
-    use mcp_taskcheck::designs::ext_tasks::faults::FAULTS;
+    use mcp_taskcheck::designs::ext_tasks::reference::faults::FAULTS;
     let faults: Vec<_> = FAULTS.iter().collect();
     in_parallel(&faults, workers, |fault| {
         let server = HttpReference::start(&["--profile", "ext-tasks", "--fault", fault.name]);

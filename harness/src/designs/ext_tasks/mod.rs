@@ -5,15 +5,12 @@
 
 mod calibrate;
 mod explore;
-pub mod faults;
-pub mod http;
 mod load;
 pub mod monitor;
 pub mod official_tools;
 pub mod reference;
 pub mod requestor;
 pub mod schema_types;
-pub mod variants;
 
 use super::ExtTasks;
 use crate::design::{
@@ -27,9 +24,10 @@ use crate::session::{RequestError, ServerInfo, Session};
 use crate::trace::Entry;
 use crate::transport::{Cause, ReceiverKind};
 use crate::wire::Outcome;
-use faults::Faults;
 use futures::future::BoxFuture;
 use futures::FutureExt;
+use reference::faults::{self, Faults};
+use reference::{http, variants};
 use serde_json::{json, Map, Value};
 
 /// The extension's wire: server/discover opens and answers for liveness (ping is gone from
@@ -162,7 +160,7 @@ impl Design for ExtTasks {
     }
 
     fn monitor_rules(&self) -> &'static [&'static str] {
-        monitor::RULES
+        monitor::MONITOR_RULES
     }
 
     fn no_tasks_note(&self, capabilities: &Value) -> Option<&'static str> {

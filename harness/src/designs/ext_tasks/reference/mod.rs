@@ -3,21 +3,24 @@
 //! profile; each `Fault` of `faults.rs` breaks one rule.
 
 mod calls;
+pub mod faults;
+pub mod http;
 mod notify;
 pub mod requestor;
 mod requests;
+pub mod variants;
 
-use super::faults::{Fault, Faults};
 use super::official_tools::{self, Runs};
-use super::variants::Variant;
 use super::{declares, request_capabilities, EXTENSION, META_VERSION, MISSING_CAPABILITY};
 use crate::reference::{renamed, rfc3339, Receives};
 use crate::wire::{code, Message};
+use faults::{Fault, Faults};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, Notify};
+use variants::Variant;
 
 /// The fixture tools, each with what it does.
 pub const TOOLS: &[(&str, &str)] = &[
@@ -498,7 +501,7 @@ mod tests {
     fn server(faults: &[&str]) -> Arc<ExtReference> {
         let names: Vec<String> = faults.iter().map(|f| f.to_string()).collect();
         let (out, _unused) = mpsc::unbounded_channel();
-        let list: Vec<_> = super::super::faults::FAULTS.iter().collect();
+        let list: Vec<_> = faults::FAULTS.iter().collect();
         ExtReference::new(Faults::named(&names, &list, "test").unwrap(), out)
     }
 

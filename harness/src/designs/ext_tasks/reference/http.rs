@@ -5,7 +5,7 @@
 //! another origin gets 403 (DNS rebinding).
 
 use super::faults::{Fault, Faults};
-use super::reference::ExtReference;
+use super::ExtReference;
 use crate::reference::record::Recorder;
 use crate::transport::http_server::{json_body, stream_of};
 use crate::transport::routing::{self, METHOD_HEADER, NAME_HEADER, VERSION_HEADER};
@@ -117,7 +117,7 @@ async fn answer_post(
         Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(super::MISSING_CAPABILITY) | Some(-32022) => StatusCode::BAD_REQUEST,
         // a request without its required _meta is malformed: 400 with -32602
-        Some(code::INVALID_PARAMS) if !super::carries_request_meta(&params) => {
+        Some(code::INVALID_PARAMS) if !super::super::carries_request_meta(&params) => {
             StatusCode::BAD_REQUEST
         }
         _ => StatusCode::OK,

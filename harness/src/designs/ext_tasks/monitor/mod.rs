@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
 /// The rules these monitors judge.
-pub const RULES: &[&str] = &[
+pub const MONITOR_RULES: &[&str] = &[
     ADVERTISE,
     NO_LEGACY,
     DISCOVER,
