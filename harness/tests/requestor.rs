@@ -48,6 +48,32 @@ fn the_reference_requestor_passes_every_requestor_scenario() {
 }
 
 #[test]
+fn the_conversation_judged_is_written_with_trace() {
+    let trace = temp_path("requestor-trace.jsonl");
+    let path = trace.to_str().unwrap();
+    let (code, out, _) = requestor(
+        &[],
+        &["--scenario", "requestor-poll-interval", "--trace", path],
+        "requestor-trace",
+    );
+    assert_eq!(code, 0, "{out}");
+    let text = std::fs::read_to_string(&trace).expect("the trace is written");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    // the client's tools/call and its polls (its messages are "out"), tagged with the scenario
+    let sent = |method: &str| {
+        lines.iter().any(|e| {
+            e["scenario"] == "requestor-poll-interval"
+                && e["dir"] == "out"
+                && e["message"]["method"] == method
+        })
+    };
+    assert!(sent("tools/call") && sent("tasks/get"), "{text}");
+}
+
+#[test]
 fn every_requestor_fault_fails_exactly_its_rules() {
     // the GET stream is HTTP's: over stdio there is none to ignore
     let faults: Vec<_> = FAULTS

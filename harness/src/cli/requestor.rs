@@ -37,6 +37,10 @@ pub struct RequestorArgs {
     pub http: bool,
     #[command(flatten)]
     pub reports: ReportArgs,
+    /// Write every message between the client and taskcheck's server here, as JSON lines
+    /// (each tagged with its scenario), to see what was judged.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<std::path::PathBuf>,
 }
 
 /// Runs the requestor scenarios against a client.
@@ -61,7 +65,14 @@ pub async fn run(args: RequestorArgs) -> i32 {
     let report = requestor::run_all(&settings, scenarios).await;
     let ids: Vec<String> = requestor::builtin().into_iter().map(|s| s.id).collect();
     let baseline = super::expected_failures(&args.reports, &ids);
-    emit(&report, &args.reports, baseline.as_ref())
+    let code = emit(&report, &args.reports, baseline.as_ref());
+    if let Some(path) = &args.trace {
+        if let Err(e) = mcp_taskcheck::suite::write_trace(path, &report) {
+            eprintln!("taskcheck: cannot write {}: {e}", path.display());
+            return exit::HARNESS;
+        }
+    }
+    code
 }
 
 /// What `reference-requestor` takes.
