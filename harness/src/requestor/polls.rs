@@ -1,7 +1,9 @@
 //! How a requestor under test polled its tasks, from its recorded conversation (its messages
 //! `out`): how far apart its polls of each task were against the interval the task suggested,
 //! and which tasks it left while they worked. Each design says where its Tasks show
-//! ([`Shape`]) and which of its rules each finding breaks.
+//! ([`Shape`]) and which of its rules each finding breaks. A poll the receiver refused (an
+//! error answer) is the receiver's doing: it is neither too fast nor the last poll before a
+//! requestor stopped.
 
 use crate::trace::{Direction, Entry};
 use crate::wire::{self, MessageRef, OutcomeRef};
@@ -46,6 +48,17 @@ pub struct Seen {
     pub input_required: Option<u64>,
     /// Methods the requestor sent about the task, each with the first such message.
     pub sent: BTreeMap<String, u64>,
+    /// The last poll answered was refused: the requestor need not poll on.
+    refused: bool,
+}
+
+/// A poll waiting for its answer: its task, when it was sent and when the task was polled
+/// before it, and the finding it makes too fast, if it does.
+struct Pending {
+    task: String,
+    at: u64,
+    before: Option<u64>,
+    too_fast: Option<(String, u64)>,
 }
 
 /// The tasks of one conversation, as the requestor saw and polled them.
@@ -53,6 +66,10 @@ pub struct Seen {
 pub struct Polls {
     pub tasks: BTreeMap<String, Seen>,
     asked: HashMap<String, (String, Value)>,
+    /// Polls sent, by request id, until they are answered.
+    pending: HashMap<String, Pending>,
+    /// Polls too soon after the one before and not refused: what, and where.
+    too_soon: Vec<(String, u64)>,
     /// The first poll too soon after the one before: what, and where.
     pub too_fast: Option<(String, u64)>,
     /// The first poll sent.
@@ -72,12 +89,17 @@ impl Polls {
                 (Direction::Out, MessageRef::Request { id, method, params }) => {
                     p.asked
                         .insert(id.to_string(), (method.to_string(), params.clone()));
-                    p.sent(shape, method, params, e);
+                    if let Some(pending) = p.sent(shape, method, params, e) {
+                        p.pending.insert(id.to_string(), pending);
+                    }
                 }
                 (Direction::In, MessageRef::Response { id, outcome }) => {
                     let Some((method, params)) = p.asked.get(&id.to_string()).cloned() else {
                         continue;
                     };
+                    if let Some(poll) = p.pending.remove(&id.to_string()) {
+                        p.answered(poll, matches!(outcome, OutcomeRef::Error(_)));
+                    }
                     if let OutcomeRef::Result(result) = outcome {
                         if let Some(task) = (shape.task_of)(&method, &params, result) {
                             p.shown(shape, &task, e);
@@ -92,34 +114,57 @@ impl Polls {
                 _ => {}
             }
         }
+        // a poll never answered counts as sent
+        let unanswered: Vec<Pending> = p.pending.drain().map(|(_, poll)| poll).collect();
+        p.too_soon
+            .extend(unanswered.into_iter().filter_map(|poll| poll.too_fast));
+        p.too_fast = p.too_soon.iter().min_by_key(|(_, seq)| *seq).cloned();
         p
     }
 
-    fn sent(&mut self, shape: &Shape, method: &str, params: &Value, e: &Entry) {
-        let Some(id) = params.get("taskId").map(wire::id_text) else {
+    /// A poll answered: a refused one counts neither as too fast nor as a poll the next is
+    /// measured from, and leaves the task for the receiver to have ended the polling.
+    fn answered(&mut self, poll: Pending, refused: bool) {
+        let Some(task) = self.tasks.get_mut(&poll.task) else {
             return;
         };
-        let Some(task) = self.tasks.get_mut(&id) else {
-            return;
-        };
+        task.refused = refused;
+        match refused {
+            // unless a later poll of the task was sent meanwhile
+            true if task.last_poll == Some(poll.at) => task.last_poll = poll.before,
+            true => {}
+            false => self.too_soon.extend(poll.too_fast),
+        }
+    }
+
+    /// A request the requestor sent; for a poll, what waits for its answer.
+    fn sent(&mut self, shape: &Shape, method: &str, params: &Value, e: &Entry) -> Option<Pending> {
+        let id = params.get("taskId").map(wire::id_text)?;
+        let task = self.tasks.get_mut(&id)?;
         task.sent.entry(method.to_string()).or_insert(e.seq);
         if shape.settles_when_sent.contains(&method) {
             task.settled = true;
         }
         if method != shape.poll {
-            return;
+            return None;
         }
         self.first_poll.get_or_insert(e.seq);
-        if let (Some(at), Some(interval)) = (task.last_poll, task.interval) {
-            let gap = e.t_ms.saturating_sub(at);
-            if (gap as f64) < interval as f64 * POLL_SHARE && self.too_fast.is_none() {
-                self.too_fast = Some((
-                    format!("{method} of task {id:?} {gap} ms after the last one, while its suggested interval was {interval} ms"),
-                    e.seq,
-                ));
+        let too_fast = match (task.last_poll, task.interval) {
+            (Some(at), Some(interval)) => {
+                let gap = e.t_ms.saturating_sub(at);
+                ((gap as f64) < interval as f64 * POLL_SHARE).then(|| {
+                    (format!("{method} of task {id:?} {gap} ms after the last one, while its suggested interval was {interval} ms"), e.seq)
+                })
             }
-        }
-        task.last_poll = Some(e.t_ms);
+            _ => None,
+        };
+        let before = task.last_poll.replace(e.t_ms);
+        Some(Pending {
+            task: id,
+            at: e.t_ms,
+            before,
+            too_fast,
+        })
     }
 
     /// A Task the receiver showed.
@@ -152,7 +197,8 @@ impl Polls {
             let waited = self.end_ms.saturating_sub(*at);
             let patience = STOPPED_AFTER * t.interval.unwrap_or(1000).max(100);
             let waiting = shape.waits_on.iter().any(|m| t.sent.contains_key(*m));
-            (!t.settled && !waiting && status == "working" && waited >= patience).then(|| {
+            let left = !t.settled && !t.refused && !waiting;
+            (left && status == "working" && waited >= patience).then(|| {
                 (format!("the requestor stopped polling task {id:?}, last shown working, {waited} ms before the conversation ended"), *seq)
             })
         })
@@ -170,5 +216,81 @@ impl Polls {
     /// The first answer that showed some task `input_required`.
     pub fn first_input_required(&self) -> Option<u64> {
         self.tasks.values().filter_map(|t| t.input_required).min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const SHAPE: Shape = Shape {
+        interval_key: "pollInterval",
+        task_of: |_, _, result| Some(result.clone()),
+        poll: "tasks/get",
+        settles_when_sent: &[],
+        settles_when_answered: &[],
+        waits_on: &[],
+    };
+
+    /// A task created at 0 ms (suggesting 1,000 ms between polls), then polls sent at the
+    /// times given, each answered `working` or refused, and the conversation's end at 10 s.
+    fn conversation(polls: &[(u64, bool)]) -> Polls {
+        let working = json!({"taskId": "t", "status": "working", "pollInterval": 1000});
+        let mut entries = vec![
+            Entry::of(
+                1,
+                Direction::Out,
+                0,
+                json!({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {}}),
+            ),
+            Entry::of(
+                2,
+                Direction::In,
+                0,
+                json!({"jsonrpc": "2.0", "id": 0, "result": working}),
+            ),
+        ];
+        for (i, (at, refused)) in polls.iter().enumerate() {
+            let id = i as u64 + 1;
+            let seq = entries.len() as u64 + 1;
+            let poll = json!({"jsonrpc": "2.0", "id": id, "method": "tasks/get", "params": {"taskId": "t"}});
+            let answer = match refused {
+                true => {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "busy"}})
+                }
+                false => json!({"jsonrpc": "2.0", "id": id, "result": working}),
+            };
+            entries.push(Entry::of(seq, Direction::Out, *at, poll));
+            entries.push(Entry::of(seq + 1, Direction::In, *at, answer));
+        }
+        let end = entries.len() as u64 + 1;
+        entries.push(Entry::of(
+            end,
+            Direction::In,
+            10_000,
+            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}),
+        ));
+        Polls::watch(&entries, &SHAPE)
+    }
+
+    #[test]
+    fn a_refused_poll_is_neither_too_fast_nor_the_last_before_stopping() {
+        // polled once, answered working, then nothing for nine seconds: stopped
+        assert!(conversation(&[(1000, false)]).stopped(&SHAPE).is_some());
+        // its last poll refused: the receiver ended the polling
+        assert!(conversation(&[(1000, false), (2000, true)])
+            .stopped(&SHAPE)
+            .is_none());
+        // 100 ms after the last poll is too fast, unless that poll was refused
+        let fast = conversation(&[(1000, false), (1100, false)]);
+        assert!(fast.too_fast.is_some());
+        let refused = conversation(&[(1000, false), (1100, true)]);
+        assert_eq!(refused.too_fast, None);
+        // and the poll after a refused one is measured from the last one answered
+        let after = conversation(&[(1000, false), (1100, true), (2100, false)]);
+        assert_eq!(after.too_fast, None);
+        let close = conversation(&[(1000, false), (1100, true), (1500, false)]);
+        assert!(close.too_fast.is_some());
     }
 }
