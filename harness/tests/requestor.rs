@@ -129,16 +129,16 @@ fn over_http_a_requestor_is_judged_on_taking_requests_from_the_get_stream_too() 
         passed.contains(&"tasks.http.requestor-any-stream".to_string()),
         "{out}"
     );
-    let fault = FAULTS
+    // the GET stream's fault, and a cancellation sent as a notification on its own POST
+    let faults: Vec<_> = FAULTS
         .iter()
-        .find(|f| f.fault == Fault::IgnoresGetStream)
-        .unwrap();
-    let (code, out, doc) = requestor(
-        &[fault.name],
-        &["--http"],
-        "requestor-http-ignores-get-stream",
-    );
-    let problems = fault_problems(fault, code, &out, &doc);
+        .filter(|f| [Fault::IgnoresGetStream, Fault::CancelsByNotification].contains(&f.fault))
+        .collect();
+    let problems = in_parallel(&faults, 2, |fault| {
+        let tag = format!("requestor-http-{}", fault.name);
+        let (code, out, doc) = requestor(&[fault.name], &["--http"], &tag);
+        fault_problems(fault, code, &out, &doc)
+    });
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 

@@ -24,8 +24,18 @@ const TTL: &str = "tasks.create.requestor-ttl";
 /// stream included.
 const ANY_STREAM: &str = "tasks.http.requestor-any-stream";
 
+/// A task-augmented request is cancelled with tasks/cancel, not notifications/cancelled
+/// (cancellation.mdx).
+const CANCEL_WITH_TASKS_CANCEL: &str = "tasks.cancel.requestor-uses-tasks-cancel";
+
 /// The requestor rules a requestor under test is judged by here.
-pub const REQUESTOR_RULES: [&str; 4] = [POLL, RESULT_ON_INPUT, TTL, ANY_STREAM];
+pub const REQUESTOR_RULES: [&str; 5] = [
+    POLL,
+    RESULT_ON_INPUT,
+    TTL,
+    ANY_STREAM,
+    CANCEL_WITH_TASKS_CANCEL,
+];
 
 /// Where 2025-11-25 Tasks show a poller.
 const SHAPE: Shape = Shape {
@@ -90,7 +100,61 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         (None, None) => {}
     }
     checks.extend(any_stream(entries));
+    checks.extend(cancelled_how(entries));
     checks
+}
+
+/// How the requestor cancelled its tasks: a notifications/cancelled of a request already
+/// answered with a CreateTaskResult fails (one still unanswered is left alone: the requestor
+/// could not know yet that a task stood behind it); else its first tasks/cancel passes.
+fn cancelled_how(entries: &[Entry]) -> Option<Check> {
+    let mut augmented = HashSet::new();
+    let mut created = HashSet::new();
+    let mut cancelled = None;
+    for e in entries {
+        match classify(e) {
+            Some((Direction::Out, MessageRef::Request { id, method, params })) => {
+                if params.get("task").is_some() {
+                    augmented.insert(id.to_string());
+                }
+                if method == "tasks/cancel" {
+                    cancelled.get_or_insert(e.seq);
+                }
+            }
+            Some((Direction::In, MessageRef::Response { id, outcome })) => {
+                let task = matches!(outcome, OutcomeRef::Result(r) if r.get("task").is_some());
+                if task && augmented.contains(&id.to_string()) {
+                    created.insert(id.to_string());
+                }
+            }
+            Some((
+                Direction::Out,
+                MessageRef::Notification {
+                    method: "notifications/cancelled",
+                    params,
+                },
+            )) => {
+                let request = params.get("requestId").map(Value::to_string);
+                if request.is_some_and(|r| created.contains(&r)) {
+                    let what = format!(
+                        "cancelled the task-augmented request {} with notifications/cancelled, after its CreateTaskResult, instead of tasks/cancel",
+                        params["requestId"]
+                    );
+                    return Some(Check::judged(
+                        CANCEL_WITH_TASKS_CANCEL,
+                        false,
+                        what,
+                        vec![e.seq],
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    cancelled.map(|seq| {
+        let held = "cancelled its task with tasks/cancel";
+        Check::judged(CANCEL_WITH_TASKS_CANCEL, true, held, vec![seq])
+    })
 }
 
 /// Over HTTP: a request of the receiver that came on the GET stream and was never answered;

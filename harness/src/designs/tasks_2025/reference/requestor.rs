@@ -23,6 +23,7 @@ pub enum Fault {
     TtlAsText,
     TampersCursor,
     IgnoresGetStream,
+    CancelsByNotification,
 }
 
 /// Every fault of the reference requestor.
@@ -34,6 +35,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::TtlAsText, name: "ttl-as-text", rules: &["tasks.schema.requestor-messages"], description: "asks for a task with `ttl` as a string (\"60000\")", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::TampersCursor, name: "tampers-cursor", rules: &["tasks.list.requestor-opaque-cursor"], description: "sends back each tasks/list cursor with a character added", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::IgnoresGetStream, name: "ignores-get-stream", rules: &["tasks.http.requestor-any-stream"], description: "(HTTP) answers only the elicitations that come on the stream of its tasks/result, none that come on the GET stream, and gives up after 2 s", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["tasks.cancel.requestor-uses-tasks-cancel"], description: "cancels a task by sending notifications/cancelled for its tools/call instead of tasks/cancel", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AugmentsForbidden, name: "augments-forbidden", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task although its taskSupport forbids it", may_also: &[], follows: &[] },
 ];
 
@@ -113,8 +115,12 @@ async fn call(session: &Session, ask: &Ask, faults: &Faults<Fault, ()>) -> Resul
         (Outcome::Result(r), true) => r.pointer("/task/taskId").cloned(),
         _ => None,
     };
+    // the JSON-RPC id of the tools/call, which the cancels-by-notification fault names
+    let entries = session.trace.entries();
+    let sent = entries.iter().find(|e| e.seq == answer.asked);
+    let call_id = sent.and_then(|e| e.message.as_ref()?.get("id").cloned());
     match task_id {
-        Some(id) => follow(session, &id, ask, faults).await,
+        Some(id) => follow(session, &id, call_id, ask, faults).await,
         None => Ok(()),
     }
 }
@@ -123,6 +129,7 @@ async fn call(session: &Session, ask: &Ask, faults: &Faults<Fault, ()>) -> Resul
 async fn follow(
     session: &Session,
     id: &Value,
+    call_id: Option<Value>,
     ask: &Ask,
     faults: &Faults<Fault, ()>,
 ) -> Result<(), String> {
@@ -134,6 +141,13 @@ async fn follow(
     }
     loop {
         if cancel_after.is_some_and(|c| created.elapsed() >= c) {
+            if let (true, Some(request)) = (faults.has(Fault::CancelsByNotification), &call_id) {
+                let params = json!({"requestId": request, "reason": "asked to cancel"});
+                let _ = session.notify("notifications/cancelled", params).await;
+                // a ping answered shows the notification was delivered before the exit
+                let _ = session.request("ping", json!({}), REFERENCE_WAIT).await;
+                return Ok(());
+            }
             let _ = session
                 .request("tasks/cancel", json!({"taskId": id}), REFERENCE_WAIT)
                 .await;
