@@ -75,10 +75,10 @@ fn the_conversation_judged_is_written_with_trace() {
 
 #[test]
 fn every_requestor_fault_fails_exactly_its_rules() {
-    // the GET stream is HTTP's: over stdio there is none to ignore
+    // the GET stream and the headers are HTTP's: over stdio there are none to get wrong
     let faults: Vec<_> = FAULTS
         .iter()
-        .filter(|f| f.fault != Fault::IgnoresGetStream)
+        .filter(|f| ![Fault::IgnoresGetStream, Fault::NoVersionHeader].contains(&f.fault))
         .collect();
     let problems = in_parallel(&faults, 3, |fault| {
         let (code, out, doc) = requestor(&[fault.name], &[], &format!("requestor-{}", fault.name));
@@ -115,7 +115,7 @@ fn the_extensions_reference_requestor_passes_and_each_fault_fails_exactly_its_ru
 }
 
 #[test]
-fn over_http_a_requestor_is_judged_on_taking_requests_from_the_get_stream_too() {
+fn over_http_a_requestor_is_judged_on_the_get_stream_and_its_headers_too() {
     let (code, out, doc) = requestor(&[], &["--http"], "requestor-http-clean");
     assert_eq!(code, 0, "{out}");
     assert!(doc["transport"] == "http", "{out}");
@@ -125,16 +125,20 @@ fn over_http_a_requestor_is_judged_on_taking_requests_from_the_get_stream_too() 
     );
     assert_eq!(unclean, Vec::<String>::new(), "{out}");
     let passed = rules_with(&doc, &["pass"]);
-    assert!(
-        passed.contains(&"tasks.http.requestor-any-stream".to_string()),
-        "{out}"
-    );
-    // the GET stream's fault, and a cancellation sent as a notification on its own POST
-    let faults: Vec<_> = FAULTS
-        .iter()
-        .filter(|f| [Fault::IgnoresGetStream, Fault::CancelsByNotification].contains(&f.fault))
-        .collect();
-    let problems = in_parallel(&faults, 2, |fault| {
+    for rule in [
+        "tasks.http.requestor-any-stream",
+        "tasks.http.requestor-protocol-version",
+    ] {
+        assert!(passed.contains(&rule.to_string()), "{rule}\n{out}");
+    }
+    // the faults only HTTP has, and a cancellation sent as a notification on its own POST
+    let http = [
+        Fault::IgnoresGetStream,
+        Fault::NoVersionHeader,
+        Fault::CancelsByNotification,
+    ];
+    let faults: Vec<_> = FAULTS.iter().filter(|f| http.contains(&f.fault)).collect();
+    let problems = in_parallel(&faults, 3, |fault| {
         let tag = format!("requestor-http-{}", fault.name);
         let (code, out, doc) = requestor(&[fault.name], &["--http"], &tag);
         fault_problems(fault, code, &out, &doc)

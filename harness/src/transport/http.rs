@@ -337,8 +337,11 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
             }
         }
     }
+    // a scenario's or a fault's `MCP-Protocol-Version: None` leaves the header out
+    let unversioned = matches!(&outgoing, Outgoing::Headed(_, headers)
+        if headers.iter().any(|(n, v)| v.is_none() && n.eq_ignore_ascii_case(super::routing::VERSION_HEADER)));
     let sent = shared
-        .request(reqwest::Method::POST, after_init)
+        .request(reqwest::Method::POST, after_init && !unversioned)
         .headers(routing)
         .header(ACCEPT, "application/json, text/event-stream")
         .header(CONTENT_TYPE, "application/json")

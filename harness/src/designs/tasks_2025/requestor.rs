@@ -7,6 +7,7 @@ use crate::monitor::Context;
 use crate::requestor::polls::{Polls, Shape, POLL_SHARE};
 use crate::trace::{Direction, Entry};
 use crate::transport::http::VIA_GET;
+use crate::transport::routing::VERSION_HEADER;
 use crate::verdict::{Check, Verdict};
 use crate::wire::{self, MessageRef, OutcomeRef};
 use serde_json::Value;
@@ -28,13 +29,17 @@ const ANY_STREAM: &str = "tasks.http.requestor-any-stream";
 /// (cancellation.mdx).
 const CANCEL_WITH_TASKS_CANCEL: &str = "tasks.cancel.requestor-uses-tasks-cancel";
 
+/// Over HTTP, every POST after the initialize carries `MCP-Protocol-Version` (transports.mdx).
+const VERSION_HEADER_SENT: &str = "tasks.http.requestor-protocol-version";
+
 /// The requestor rules a requestor under test is judged by here.
-pub const REQUESTOR_RULES: [&str; 5] = [
+pub const REQUESTOR_RULES: [&str; 6] = [
     POLL,
     RESULT_ON_INPUT,
     TTL,
     ANY_STREAM,
     CANCEL_WITH_TASKS_CANCEL,
+    VERSION_HEADER_SENT,
 ];
 
 /// Where 2025-11-25 Tasks show a poller.
@@ -101,7 +106,36 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
     }
     checks.extend(any_stream(entries));
     checks.extend(cancelled_how(entries));
+    checks.extend(version_headers(entries));
     checks
+}
+
+/// Over HTTP (a recording with the headers of each POST): the first message POSTed after the
+/// initialize without `MCP-Protocol-Version` fails; else the first one after it passes.
+fn version_headers(entries: &[Entry]) -> Option<Check> {
+    let mut first = None;
+    for e in entries.iter().filter(|e| e.dir == Direction::Out) {
+        let (Some(headers), Some(message)) = (&e.headers, &e.message) else {
+            continue;
+        };
+        if message.get("method").and_then(Value::as_str) == Some("initialize") {
+            continue;
+        }
+        first.get_or_insert(e.seq);
+        if !headers.contains_key(VERSION_HEADER) {
+            let what = match message.get("method").and_then(Value::as_str) {
+                Some(method) => {
+                    format!("its {method} was POSTed without an MCP-Protocol-Version header")
+                }
+                None => "a response was POSTed without an MCP-Protocol-Version header".to_string(),
+            };
+            return Some(Check::judged(VERSION_HEADER_SENT, false, what, vec![e.seq]));
+        }
+    }
+    first.map(|seq| {
+        let held = "every message POSTed after the initialize carried MCP-Protocol-Version";
+        Check::judged(VERSION_HEADER_SENT, true, held, vec![seq])
+    })
 }
 
 /// How the requestor cancelled its tasks: a notifications/cancelled of a request already

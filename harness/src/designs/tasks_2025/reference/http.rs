@@ -312,7 +312,11 @@ async fn on_post(State(server): State<Arc<Server>>, headers: HeaderMap, body: By
         }
     };
     if let (Some(r), Ok(value)) = (&server.record, serde_json::from_slice::<Value>(&body)) {
-        r.record_http(true, &value, None);
+        // with the protocol version header it came with, which every POST after the
+        // initialize must carry
+        let version = headers.get(VERSION_HEADER).and_then(|v| v.to_str().ok());
+        let carried = version.map(|v| (VERSION_HEADER.to_string(), v.to_string()));
+        r.record_request(&value, carried.into_iter().collect());
     }
     if let Some(hostile) = server
         .hostile

@@ -8,6 +8,7 @@ use crate::reference::faults::{FaultInfo, Faults};
 use crate::requestor::{wait_to_poll, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT};
 use crate::scenario::Ask;
 use crate::session::{Inbox, Session};
+use crate::transport::routing::VERSION_HEADER;
 use crate::wire::{self, Outcome};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -24,6 +25,7 @@ pub enum Fault {
     TampersCursor,
     IgnoresGetStream,
     CancelsByNotification,
+    NoVersionHeader,
 }
 
 /// Every fault of the reference requestor.
@@ -36,6 +38,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::TampersCursor, name: "tampers-cursor", rules: &["tasks.list.requestor-opaque-cursor"], description: "sends back each tasks/list cursor with a character added", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::IgnoresGetStream, name: "ignores-get-stream", rules: &["tasks.http.requestor-any-stream"], description: "(HTTP) answers only the elicitations that come on the stream of its tasks/result, none that come on the GET stream, and gives up after 2 s", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["tasks.cancel.requestor-uses-tasks-cancel"], description: "cancels a task by sending notifications/cancelled for its tools/call instead of tasks/cancel", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::NoVersionHeader, name: "no-version-header", rules: &["tasks.http.requestor-protocol-version"], description: "(HTTP) polls with tasks/get sent without the MCP-Protocol-Version header", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AugmentsForbidden, name: "augments-forbidden", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task although its taskSupport forbids it", may_also: &[], follows: &[] },
 ];
 
@@ -159,8 +162,12 @@ async fn follow(
                 (REFERENCE_WAIT * 3).as_secs()
             ));
         }
+        let unversioned = match faults.has(Fault::NoVersionHeader) {
+            true => vec![(VERSION_HEADER.to_string(), None)],
+            false => Vec::new(),
+        };
         let polled = session
-            .request("tasks/get", get.clone(), REFERENCE_WAIT)
+            .request_headed("tasks/get", get.clone(), REFERENCE_WAIT, unversioned)
             .await
             .map_err(|e| format!("tasks/get: {e}"))?;
         let Outcome::Result(task) = polled.outcome else {
