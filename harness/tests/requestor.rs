@@ -76,9 +76,14 @@ fn the_conversation_judged_is_written_with_trace() {
 #[test]
 fn every_requestor_fault_fails_exactly_its_rules() {
     // the GET stream and the headers are HTTP's: over stdio there are none to get wrong
+    let http_only = [
+        Fault::IgnoresGetStream,
+        Fault::NoVersionHeader,
+        Fault::ResultAfterEnd,
+    ];
     let faults: Vec<_> = FAULTS
         .iter()
-        .filter(|f| ![Fault::IgnoresGetStream, Fault::NoVersionHeader].contains(&f.fault))
+        .filter(|f| !http_only.contains(&f.fault))
         .collect();
     let problems = in_parallel(&faults, 3, |fault| {
         let (code, out, doc) = requestor(&[fault.name], &[], &format!("requestor-{}", fault.name));
@@ -135,10 +140,11 @@ fn over_http_a_requestor_is_judged_on_the_get_stream_and_its_headers_too() {
     let http = [
         Fault::IgnoresGetStream,
         Fault::NoVersionHeader,
+        Fault::ResultAfterEnd,
         Fault::CancelsByNotification,
     ];
     let faults: Vec<_> = FAULTS.iter().filter(|f| http.contains(&f.fault)).collect();
-    let problems = in_parallel(&faults, 3, |fault| {
+    let problems = in_parallel(&faults, 4, |fault| {
         let tag = format!("requestor-http-{}", fault.name);
         let (code, out, doc) = requestor(&[fault.name], &["--http"], &tag);
         fault_problems(fault, code, &out, &doc)

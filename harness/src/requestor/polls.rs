@@ -46,6 +46,8 @@ pub struct Seen {
     pub settled: bool,
     /// The first answer showing `input_required`.
     pub input_required: Option<u64>,
+    /// The first answer showing a terminal status.
+    ended: Option<u64>,
     /// Methods the requestor sent about the task, each with the first such message.
     pub sent: BTreeMap<String, u64>,
     /// The last poll answered was refused: the requestor need not poll on.
@@ -179,7 +181,10 @@ impl Polls {
         if let Some(status) = task.get("status").and_then(Value::as_str) {
             t.status = Some((status.to_string(), e.t_ms, e.seq));
             match status {
-                "completed" | "failed" | "cancelled" => t.settled = true,
+                "completed" | "failed" | "cancelled" => {
+                    t.settled = true;
+                    t.ended.get_or_insert(e.seq);
+                }
                 "input_required" => {
                     t.input_required.get_or_insert(e.seq);
                 }
@@ -211,6 +216,16 @@ impl Polls {
             .filter(|(_, t)| !t.sent.contains_key(method))
             .filter_map(|(id, t)| Some((id.clone(), t.input_required?)))
             .collect()
+    }
+
+    /// The first task that showed `input_required` and was sent `method` only after an
+    /// answer showed it ended, with where it was sent.
+    pub fn input_answered_late(&self, method: &str) -> Option<(String, u64)> {
+        self.tasks.iter().find_map(|(id, t)| {
+            t.input_required?;
+            let sent = *t.sent.get(method)?;
+            (sent > t.ended?).then(|| (id.clone(), sent))
+        })
     }
 
     /// The first answer that showed some task `input_required`.

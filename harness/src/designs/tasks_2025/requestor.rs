@@ -88,18 +88,23 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         (None, None) => {}
     }
     checks.extend(ttl_asked(entries));
-    let unanswered = polls.input_unanswered("tasks/result");
-    match (unanswered.first(), polls.first_input_required()) {
-        (Some((id, seq)), _) => checks.push(Check::judged(
-            RESULT_ON_INPUT,
-            false,
-            format!("task {id:?} showed input_required and the requestor never called tasks/result for it"),
-            vec![*seq],
-        )),
+    // "preemptively": a tasks/result sent only once the task had ended did not fetch its input
+    let never = polls.input_unanswered("tasks/result").into_iter().next().map(|(id, seq)| {
+        let what = format!("task {id:?} showed input_required and the requestor never called tasks/result for it");
+        (what, seq)
+    });
+    let late = polls.input_answered_late("tasks/result").map(|(id, seq)| {
+        let what = format!("task {id:?} showed input_required and the requestor called tasks/result for it only after it had ended, not preemptively");
+        (what, seq)
+    });
+    match (never.or(late), polls.first_input_required()) {
+        (Some((what, seq)), _) => {
+            checks.push(Check::judged(RESULT_ON_INPUT, false, what, vec![seq]))
+        }
         (None, Some(seq)) => checks.push(Check::judged(
             RESULT_ON_INPUT,
             true,
-            "called tasks/result for every task that showed input_required",
+            "called tasks/result preemptively for every task that showed input_required",
             vec![seq],
         )),
         (None, None) => {}

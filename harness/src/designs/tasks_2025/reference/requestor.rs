@@ -26,6 +26,7 @@ pub enum Fault {
     IgnoresGetStream,
     CancelsByNotification,
     NoVersionHeader,
+    ResultAfterEnd,
 }
 
 /// Every fault of the reference requestor.
@@ -39,6 +40,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::IgnoresGetStream, name: "ignores-get-stream", rules: &["tasks.http.requestor-any-stream"], description: "(HTTP) answers only the elicitations that come on the stream of its tasks/result, none that come on the GET stream, and gives up after 2 s", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["tasks.cancel.requestor-uses-tasks-cancel"], description: "cancels a task by sending notifications/cancelled for its tools/call instead of tasks/cancel", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::NoVersionHeader, name: "no-version-header", rules: &["tasks.http.requestor-protocol-version"], description: "(HTTP) polls with tasks/get sent without the MCP-Protocol-Version header", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::ResultAfterEnd, name: "result-after-end", rules: &["tasks.input.requestor-calls-result"], description: "(HTTP) answers an input_required task's elicitation from the GET stream and calls tasks/result only once polling shows the task ended", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AugmentsForbidden, name: "augments-forbidden", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task although its taskSupport forbids it", may_also: &[], follows: &[] },
 ];
 
@@ -184,6 +186,9 @@ async fn follow(
                 return Ok(());
             }
             Some("working") => {}
+            Some("input_required") if faults.has(Fault::ResultAfterEnd) => {
+                return result_after_end(session, id, get.clone(), interval).await;
+            }
             Some("input_required") if !faults.has(Fault::NoResultOnInput) => {
                 return answer_input(session, id, faults).await;
             }
@@ -205,6 +210,41 @@ async fn follow(
         )
         .await;
     }
+}
+
+/// The `result-after-end` fault: answers the task's elicitations as they come (on the GET
+/// stream), polls until the task ended, and only then calls tasks/result.
+async fn result_after_end(
+    session: &Session,
+    id: &Value,
+    get: Value,
+    interval: u64,
+) -> Result<(), String> {
+    let started = Instant::now();
+    while started.elapsed() < REFERENCE_WAIT * 3 {
+        tokio::time::sleep(Duration::from_millis(interval)).await;
+        for asked in session.drain(Inbox::Requests, "elicitation/create") {
+            let content = json!({"action": "accept", "content": {"answer": "taskcheck"}});
+            let _ = session.respond(&asked.id, content).await;
+        }
+        let polled = session
+            .request("tasks/get", get.clone(), REFERENCE_WAIT)
+            .await
+            .map_err(|e| format!("tasks/get: {e}"))?;
+        let status = match &polled.outcome {
+            Outcome::Result(task) => task.get("status").and_then(Value::as_str),
+            Outcome::Error(_) => None,
+        };
+        if matches!(status, Some("completed" | "failed" | "cancelled")) {
+            let _ = session
+                .request("tasks/result", json!({"taskId": id}), REFERENCE_WAIT)
+                .await;
+            return Ok(());
+        }
+    }
+    Err(format!(
+        "task {id} did not end while its input was answered from the GET stream"
+    ))
 }
 
 /// Whether the message at trace number `seq` came on the HTTP GET stream.
