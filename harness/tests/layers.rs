@@ -6,10 +6,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Every module of the library: its path (`a::b`) and its source without comments and tests.
-fn modules() -> BTreeMap<String, String> {
+/// Every `.rs` file under `src/`: its path relative to `src/` and its code without comments
+/// and tests.
+fn source_files() -> Vec<(PathBuf, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut out = BTreeMap::new();
+    let mut out = Vec::new();
     let mut dirs = vec![root.clone()];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).unwrap().flatten() {
@@ -17,17 +18,24 @@ fn modules() -> BTreeMap<String, String> {
             if path.is_dir() {
                 dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                if let Some(name) = module_name(&root, &path) {
-                    out.insert(name, code_of(&std::fs::read_to_string(&path).unwrap()));
-                }
+                let code = code_of(&std::fs::read_to_string(&path).unwrap());
+                out.push((path.strip_prefix(&root).unwrap().to_path_buf(), code));
             }
         }
     }
     out
 }
 
-fn module_name(root: &Path, file: &Path) -> Option<String> {
-    let rel: PathBuf = file.strip_prefix(root).ok()?.with_extension("");
+/// Every module of the library: its path (`a::b`) and its source without comments and tests.
+fn modules() -> BTreeMap<String, String> {
+    source_files()
+        .into_iter()
+        .filter_map(|(file, code)| Some((module_name(&file)?, code)))
+        .collect()
+}
+
+fn module_name(file: &Path) -> Option<String> {
+    let rel: PathBuf = file.with_extension("");
     let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into()).collect();
     if parts.last().is_some_and(|p| p == "mod") {
         parts.pop();
@@ -312,25 +320,11 @@ fn no_module_is_declared_inside_a_macro() {
 /// Every `.rs` file under `src/` outside the designs (the command line's too): its path
 /// relative to `src/` and its code without comments and tests.
 fn shared_files() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut out = Vec::new();
-    let mut dirs = vec![root.clone()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            let rel = path
-                .strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .to_string();
-            if path.is_dir() && rel != "designs" {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push((rel, code_of(&std::fs::read_to_string(&path).unwrap())));
-            }
-        }
-    }
-    out
+    source_files()
+        .into_iter()
+        .filter(|(file, _)| !file.starts_with("designs"))
+        .map(|(file, code)| (file.to_string_lossy().to_string(), code))
+        .collect()
 }
 
 /// The protocol methods a design of Tasks defines that a piece of code names as a string
