@@ -106,10 +106,11 @@ fn the_extensions_reference_requestor_passes_and_each_fault_fails_exactly_its_ru
         "{out}"
     );
     assert_eq!(rules_with(&doc, &["pass"]).len(), 8, "{out}");
-    // Mcp-Name is a header: over stdio there is none to judge
+    // Mcp-Name and Mcp-Method are headers: over stdio there are none to judge
+    let headers = [ext::Fault::NoMcpName, ext::Fault::NoMcpMethod];
     let faults: Vec<_> = ext::FAULTS
         .iter()
-        .filter(|f| f.fault != ext::Fault::NoMcpName)
+        .filter(|f| !headers.contains(&f.fault))
         .collect();
     let problems = in_parallel(&faults, 3, |fault| {
         let tag = format!("ext-requestor-{}", fault.name);
@@ -153,18 +154,22 @@ fn over_http_a_requestor_is_judged_on_the_get_stream_and_its_headers_too() {
 }
 
 #[test]
-fn over_http_the_extensions_requests_are_judged_on_their_mcp_name_too() {
+fn over_http_the_extensions_requests_are_judged_on_their_mcp_name_and_method_too() {
     let http_args = ["--profile", "ext-tasks", "--http"];
     let (code, out, doc) = requestor(&[], &http_args, "ext-requestor-http-clean");
     assert_eq!(code, 0, "{out}");
     assert!(doc["transport"] == "http", "{out}");
     assert_eq!(rules_with(&doc, &["pass"]).len(), 9, "{out}");
-    let fault = ext::FAULTS
+    let headers = [ext::Fault::NoMcpName, ext::Fault::NoMcpMethod];
+    let faults: Vec<_> = ext::FAULTS
         .iter()
-        .find(|f| f.fault == ext::Fault::NoMcpName)
-        .unwrap();
-    let (code, out, doc) = requestor(&[fault.name], &http_args, "ext-requestor-http-no-mcp-name");
-    let problems = fault_problems(fault, code, &out, &doc);
+        .filter(|f| headers.contains(&f.fault))
+        .collect();
+    let problems = in_parallel(&faults, 2, |fault| {
+        let tag = format!("ext-requestor-http-{}", fault.name);
+        let (code, out, doc) = requestor(&[fault.name], &http_args, &tag);
+        fault_problems(fault, code, &out, &doc)
+    });
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 

@@ -4,7 +4,7 @@
 
 use crate::requestor::polls::{Polls, Shape, POLL_SHARE};
 use crate::trace::{Direction, Entry};
-use crate::transport::routing::{self, NAME_HEADER};
+use crate::transport::routing::{self, METHOD_HEADER, NAME_HEADER};
 use crate::verdict::Check;
 use crate::wire::{self, MessageRef, OutcomeRef};
 use serde_json::Value;
@@ -116,7 +116,7 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         MCP_NAME,
         unnamed,
         named,
-        "every tasks request over HTTP carried Mcp-Name set to its taskId",
+        "every tasks request over HTTP carried Mcp-Name set to its taskId and Mcp-Method set to its method",
     );
     let (followed, plain) = phantom_tasks(entries);
     judge(
@@ -227,7 +227,8 @@ fn foreign_tasks_followed(entries: &[Entry]) -> (Option<(String, u64)>, Option<u
 }
 
 /// Over HTTP (a recording with the request headers): the first tasks/get, tasks/update or
-/// tasks/cancel whose `Mcp-Name` is not its `taskId`, and the first such request at all.
+/// tasks/cancel whose `Mcp-Name` is not its `taskId` or whose `Mcp-Method` is not its method,
+/// and the first such request at all.
 fn routing_names(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
     let mut first = None;
     for e in entries {
@@ -243,13 +244,16 @@ fn routing_names(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
         first.get_or_insert(e.seq);
         let task = params.get("taskId").and_then(Value::as_str);
         let name = headers.get(NAME_HEADER).and_then(|n| routing::decode(n));
-        if name.as_deref() != task {
-            let got = name.map_or("no Mcp-Name".to_string(), |n| format!("Mcp-Name {n:?}"));
-            return (
-                Some((format!("{method} of task {task:?} sent with {got}"), e.seq)),
-                first,
-            );
-        }
+        let named = headers.get(METHOD_HEADER).map(String::as_str);
+        let got = match (name.as_deref() == task, named == Some(method)) {
+            (true, true) => continue,
+            (false, _) => name.map_or("no Mcp-Name".to_string(), |n| format!("Mcp-Name {n:?}")),
+            (true, false) => named.map_or("no Mcp-Method".into(), |m| format!("Mcp-Method {m:?}")),
+        };
+        return (
+            Some((format!("{method} of task {task:?} sent with {got}"), e.seq)),
+            first,
+        );
     }
     (None, first)
 }

@@ -25,6 +25,7 @@ pub enum Fault {
     CancelsByNotification,
     AssumesTask,
     NoMcpName,
+    NoMcpMethod,
     FollowsAnyTask,
 }
 
@@ -37,6 +38,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::AnswersTwice, name: "answers-twice", rules: &["ext-tasks.requestor.answers-once"], description: "answers each input request a second time, in a second tasks/update", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AssumesTask, name: "assumes-task", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with its result for a task, and polls it", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::NoMcpName, name: "no-mcp-name", rules: &["ext-tasks.http.mcp-name"], description: "(HTTP) polls with tasks/get sent without the Mcp-Name header", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::NoMcpMethod, name: "no-mcp-method", rules: &["ext-tasks.http.mcp-name"], description: "(HTTP) polls with tasks/get sent without the Mcp-Method header", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::FollowsAnyTask, name: "follows-any-task", rules: &["ext-tasks.requestor.unsupported-type-invalid"], description: "follows a task handed out for tools/list, polling it to its end", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["ext-tasks.cancel.no-notifications-cancelled"], description: "cancels with notifications/cancelled for the request that created the task, then tasks/cancel", may_also: &[], follows: &[] },
 ];
@@ -114,13 +116,19 @@ async fn follow(
             ));
         }
         let get = json!({"taskId": id});
-        let polled = if faults.has(Fault::NoMcpName) {
-            let unnamed = vec![("Mcp-Name".to_string(), None)];
-            session
-                .request_headed("tasks/get", get, REFERENCE_WAIT, unnamed)
-                .await
-        } else {
-            session.request("tasks/get", get, REFERENCE_WAIT).await
+        let left_out = match (faults.has(Fault::NoMcpName), faults.has(Fault::NoMcpMethod)) {
+            (true, _) => Some("Mcp-Name"),
+            (_, true) => Some("Mcp-Method"),
+            _ => None,
+        };
+        let polled = match left_out {
+            Some(header) => {
+                let unnamed = vec![(header.to_string(), None)];
+                session
+                    .request_headed("tasks/get", get, REFERENCE_WAIT, unnamed)
+                    .await
+            }
+            None => session.request("tasks/get", get, REFERENCE_WAIT).await,
         }
         .map_err(|e| format!("tasks/get: {e}"))?;
         let Outcome::Result(task) = polled.outcome else {
