@@ -2,7 +2,8 @@
 docstrings of mcp/client/experimental/tasks.py show: `call_tool_as_task`, `poll_task` (which
 "respects the pollInterval hint"), `get_task_result` on input_required and once terminal,
 `cancel_task`, and an elicitation callback. The SDK leaves to its caller whether a tool is called
-as a task: this driver does so where tools/list gives it a taskSupport that allows one. Does
+as a task: this driver does so where the server's capabilities hold `tasks.requests.tools.call`
+and tools/list gives the tool a taskSupport that allows one (tasks.mdx, Tool-Level Negotiation). Does
 what TASKCHECK_REQUEST asks of the server given as arguments, a URL (Streamable HTTP,
 `streamablehttp_client`) or a stdio command (`taskcheck requestor`).
 
@@ -42,12 +43,20 @@ async def main():
                     break
 
 
+def tool_tasks(session):
+    """Whether the server declared tasks.requests.tools.call."""
+    tasks = session.get_server_capabilities().tasks
+    requests = tasks and tasks.requests
+    return bool(requests and requests.tools and requests.tools.call)
+
+
 async def call(session, tools, ask):
-    """Calls the tool asked for once, as a task where its taskSupport allows, to its end."""
+    """Calls the tool asked for once, as a task where the server and its taskSupport allow, to
+    its end."""
     name, arguments = ask["tool"], ask.get("arguments", {})
     execution = tools[name].execution
     support = execution.taskSupport if execution else None
-    if not ask.get("task") or support not in ("optional", "required"):
+    if not ask.get("task") or support not in ("optional", "required") or not tool_tasks(session):
         await session.call_tool(name, arguments)
         return
     created = await session.experimental.call_tool_as_task(name, arguments)

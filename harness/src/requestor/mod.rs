@@ -182,6 +182,12 @@ async fn run_one(settings: &Settings, s: &RequestorScenario) -> ScenarioRun {
         }
     };
     run.checks = s.profile.judge_requestor(&entries);
+    // a consequence's root is a failure of this scenario
+    for root in run.checks.iter_mut().filter_map(|c| c.root.as_mut()) {
+        if root.scenario.is_empty() {
+            root.scenario = s.id.clone();
+        }
+    }
     let unjudged = match &outcome {
         Ok(()) => "not observed: the client never did what would show it".to_string(),
         Err(why) => why.clone(),

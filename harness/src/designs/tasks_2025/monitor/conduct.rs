@@ -5,7 +5,7 @@
 use super::task_capability;
 use crate::monitor::has_capability;
 use crate::schema::Violation;
-use crate::verdict::{Check, Verdict};
+use crate::verdict::{Check, Root, Verdict};
 use crate::wire;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -31,6 +31,8 @@ pub struct Conduct<'a> {
     broken: BTreeMap<&'static str, (String, u64)>,
     /// The rules some message could have broken, with the first such message.
     exercised: BTreeMap<&'static str, u64>,
+    /// Broken rules whose break is another's consequence (one defect, one failure), with it.
+    follows: BTreeMap<&'static str, &'static str>,
 }
 
 impl<'a> Conduct<'a> {
@@ -43,6 +45,7 @@ impl<'a> Conduct<'a> {
             foreign_ids: HashSet::new(),
             broken: BTreeMap::new(),
             exercised: BTreeMap::new(),
+            follows: BTreeMap::new(),
         }
     }
 
@@ -107,6 +110,27 @@ impl<'a> Conduct<'a> {
                     seq,
                 );
             }
+            // tool-level negotiation: without tasks.requests.tools.call no tool is augmented,
+            // "regardless of the execution.taskSupport value" (MUST NOT); the SHOULD broken by
+            // the same message follows from it
+            if !declared && method == "tools/call" {
+                self.exercise("tasks.tool.requestor-respects-task-support", seq);
+                let name = params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                self.broke(
+                    "tasks.tool.requestor-respects-task-support",
+                    format!("task-augmented call of {name:?}, though the receiver's capabilities lack tasks.requests.tools.call"),
+                    seq,
+                );
+                // only where the SHOULD's first break is this very message
+                let should = "tasks.capability.requestor-augments-declared-only";
+                if self.broken.get(should).is_some_and(|(_, at)| *at == seq) {
+                    self.follows
+                        .insert(should, "tasks.tool.requestor-respects-task-support");
+                }
+            }
         }
         if method == "tools/call" {
             let name = params
@@ -169,13 +193,32 @@ impl<'a> Conduct<'a> {
         }
     }
 
+    /// The broken rule whose break `rule`'s break follows from, if both broke.
+    fn root_of(&self, rule: &str) -> Option<&'static str> {
+        self.follows
+            .get(rule)
+            .copied()
+            .filter(|root| self.broken.contains_key(root))
+    }
+
     /// The verdicts on a requestor under test: per rule some message exercised, its first
     /// break, or a pass.
     pub fn verdicts(self) -> Vec<Check> {
         self.exercised
-            .into_iter()
-            .map(|(rule, first)| match self.broken.get(rule) {
-                Some((what, seq)) => Check::judged(rule, false, what.clone(), vec![*seq]),
+            .iter()
+            .map(|(&rule, &first)| match self.broken.get(rule) {
+                Some((what, seq)) => {
+                    let check = Check::judged(rule, false, what.clone(), vec![*seq]);
+                    match self.root_of(rule) {
+                        // the scenario is the one judged: the requestor run names it
+                        Some(root) => check.following(Root {
+                            rule: root.to_string(),
+                            scenario: String::new(),
+                            step: None,
+                        }),
+                        None => check,
+                    }
+                }
                 None => Check::judged(
                     rule,
                     true,
@@ -186,12 +229,14 @@ impl<'a> Conduct<'a> {
             .collect()
     }
 
-    /// One harness error per requestor rule taskcheck broke without saying so.
+    /// One harness error per requestor rule taskcheck broke without saying so (none for a
+    /// break that follows from another).
     pub fn errors(self) -> Vec<Check> {
         self.broken
-            .into_iter()
+            .iter()
+            .filter(|(rule, _)| self.root_of(rule).is_none())
             .map(|(rule, (what, seq))| Check {
-                evidence: vec![seq],
+                evidence: vec![*seq],
                 ..Check::with(
                     rule,
                     Verdict::Error,

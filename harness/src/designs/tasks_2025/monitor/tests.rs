@@ -295,3 +295,37 @@ fn a_task_augmented_call_answered_plainly_fails_only_where_a_task_was_due() {
     let malformed = run(&trace(json!({"ttl": "a minute"}), "o"), DECLARED, &[]);
     assert_eq!(verdict(&malformed, rule), None);
 }
+
+#[test]
+fn a_tool_task_asked_of_a_server_without_tool_tasks_fails_once_the_should_its_consequence() {
+    let listed = json!({"tools": [{"name": "o", "execution": {"taskSupport": "optional"}}]});
+    let call = out(2, 2, 2, "tools/call", json!({"name": "o", "task": {}}));
+    let trace = vec![
+        out(0, 0, 1, "tools/list", json!({})),
+        answer(1, 1, 1, listed.clone()),
+        call.clone(),
+    ];
+    let caps = json!({}); // no tasks at all
+    let ctx = Context {
+        capabilities: &caps,
+        official: None,
+        breaks: &[],
+        authorization: false,
+    };
+    let checks = judge_conduct(&trace, &ctx);
+    let of = |checks: &[Check], rule: &str| checks.iter().find(|c| c.rule == rule).cloned();
+    let must = of(&checks, "tasks.tool.requestor-respects-task-support").unwrap();
+    assert_eq!(must.verdict, Verdict::Fail);
+    let should = of(&checks, "tasks.capability.requestor-augments-declared-only").unwrap();
+    assert_eq!(should.verdict, Verdict::Consequence);
+    // a SHOULD broken first by another message is a warning of its own
+    let trace = vec![
+        out(0, 0, 1, "tools/list", json!({})),
+        answer(1, 1, 1, listed),
+        out(3, 3, 3, "sampling/createMessage", json!({"task": {}})),
+        call,
+    ];
+    let checks = judge_conduct(&trace, &ctx);
+    let should = of(&checks, "tasks.capability.requestor-augments-declared-only").unwrap();
+    assert_eq!(should.verdict, Verdict::Warn);
+}

@@ -146,6 +146,10 @@ impl Reference {
             "sampling/createMessage" | "elicitation/create" if client => {
                 self.client_request(method, params, &id).await
             }
+            m if m.starts_with("tasks/") && self.faults.is(Variant::NoTasks) => Err((
+                code::METHOD_NOT_FOUND,
+                format!("Method not found: {method} (no Tasks here)"),
+            )),
             "tasks/get" => self.tasks_get(&params),
             "tasks/result" => self.tasks_result(&params).await,
             "tasks/list" | "tasks/cancel" if self.faults.is(Variant::CallsOnly) => Err((
@@ -196,7 +200,7 @@ impl Reference {
         self.extension_declared
             .store(extension.is_some(), Ordering::Relaxed);
         let mut caps = fixtures::server_capabilities();
-        if self.faults.has(Fault::NoTasksCapability) {
+        if self.faults.has(Fault::NoTasksCapability) || self.faults.is(Variant::NoTasks) {
             caps.as_object_mut()
                 .expect("capabilities are an object")
                 .remove("tasks");
@@ -264,6 +268,10 @@ impl Reference {
                 }
             })
         };
+        if self.faults.is(Variant::NoTasks) {
+            // a server without Tasks processes every call normally (undeclared-processed-normally)
+            return work(None).await.map_err(error_pair);
+        }
         let extension = self.faults.has(Fault::ExtensionEnablesTasks)
             && self.extension_declared.load(Ordering::Relaxed);
         let Some(task) = task.or_else(|| (extension && support == "optional").then(|| json!({})))

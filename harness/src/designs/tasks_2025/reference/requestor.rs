@@ -4,6 +4,7 @@
 //! `input_required` answered through tasks/result, cancelled when asked); each fault breaks
 //! one requestor rule.
 
+use crate::monitor::has_capability;
 use crate::reference::faults::{FaultInfo, Faults};
 use crate::requestor::{wait_to_poll, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT};
 use crate::scenario::Ask;
@@ -27,6 +28,7 @@ pub enum Fault {
     CancelsByNotification,
     NoVersionHeader,
     ResultAfterEnd,
+    AugmentsUndeclared,
 }
 
 /// Every fault of the reference requestor.
@@ -41,14 +43,23 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["tasks.cancel.requestor-uses-tasks-cancel"], description: "cancels a task by sending notifications/cancelled for its tools/call instead of tasks/cancel", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::NoVersionHeader, name: "no-version-header", rules: &["tasks.http.requestor-protocol-version"], description: "(HTTP) polls with tasks/get sent without the MCP-Protocol-Version header", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::ResultAfterEnd, name: "result-after-end", rules: &["tasks.input.requestor-calls-result"], description: "(HTTP) answers an input_required task's elicitation from the GET stream and calls tasks/result only once polling shows the task ended", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::AugmentsUndeclared, name: "augments-undeclared", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task where its taskSupport allows one, although the server's capabilities lack tasks.requests.tools.call", may_also: &[], follows: &["tasks.capability.requestor-augments-declared-only"] },
     FaultInfo { fault: Fault::AugmentsForbidden, name: "augments-forbidden", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task although its taskSupport forbids it", may_also: &[], follows: &[] },
 ];
 
 /// Does what `ask` asks (`tool`, `arguments`, `task`, `cancel_after_ms`, `times`, `list`) on an
-/// opened session.
-pub async fn run(session: &Session, ask: &Ask, faults: &Faults<Fault, ()>) -> Result<(), String> {
+/// opened session with a server that declared `capabilities`.
+pub async fn run(
+    session: &Session,
+    capabilities: &Value,
+    ask: &Ask,
+    faults: &Faults<Fault, ()>,
+) -> Result<(), String> {
+    // tool-level negotiation: without tasks.requests.tools.call no tool is called as a task
+    let declared = has_capability(capabilities, "tasks.requests.tools.call")
+        || faults.has(Fault::AugmentsUndeclared);
     for _ in 0..ask.calls() {
-        call(session, ask, faults).await?;
+        call(session, declared, ask, faults).await?;
     }
     if ask.list {
         list(session, faults).await?;
@@ -80,8 +91,14 @@ async fn list(session: &Session, faults: &Faults<Fault, ()>) -> Result<(), Strin
     Ok(())
 }
 
-/// Calls the tool asked for once, following its task to the end.
-async fn call(session: &Session, ask: &Ask, faults: &Faults<Fault, ()>) -> Result<(), String> {
+/// Calls the tool asked for once (as a task only where the server `declared` tool tasks),
+/// following its task to the end.
+async fn call(
+    session: &Session,
+    declared: bool,
+    ask: &Ask,
+    faults: &Faults<Fault, ()>,
+) -> Result<(), String> {
     let tool = ask.tool.as_str();
     let listed = session
         .request("tools/list", json!({}), REFERENCE_WAIT)
@@ -100,11 +117,12 @@ async fn call(session: &Session, ask: &Ask, faults: &Faults<Fault, ()>) -> Resul
         Outcome::Error(e) => return Err(format!("tools/list answered {e}")),
     };
     let wants_task = ask.task;
-    let as_task = match support.as_str() {
-        "required" => true,
-        "optional" => wants_task,
-        _ => wants_task && faults.has(Fault::AugmentsForbidden),
-    };
+    let as_task = declared
+        && match support.as_str() {
+            "required" => true,
+            "optional" => wants_task,
+            _ => wants_task && faults.has(Fault::AugmentsForbidden),
+        };
     let mut params = ask.call_params();
     if as_task {
         params["task"] = match faults.has(Fault::TtlAsText) {

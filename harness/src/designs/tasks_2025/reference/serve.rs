@@ -107,13 +107,13 @@ impl ReferenceRequestor for Requestor {
                 crate::reference::faults::Faults::named(&names, &list, "reference-requestor")
                     .map_err(NotServed::Usage)?;
             let session = crate::design::requestor_session(command).await?;
-            crate::designs::tasks_2025::handshake::initialize(
+            let server = crate::designs::tasks_2025::handshake::initialize(
                 &session,
                 serde_json::json!({"elicitation": {}}),
             )
             .await
             .map_err(NotServed::Failed)?;
-            requestor::run(&session, &ask, &faults)
+            requestor::run(&session, &server.capabilities, &ask, &faults)
                 .await
                 .map_err(NotServed::Failed)
         }

@@ -20,6 +20,7 @@ pub enum Variant {
     InputShownFirst,
     CallsOnly,
     RenamedTools,
+    NoTasks,
 }
 
 /// Every variant.
@@ -88,5 +89,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: Variant::RenamedTools,
         name: "renamed-tools",
         description: "lists every fixture tool under a name of its own (`sleep_optional_tool`), taking its arguments under keys of its own (`wait_for`) and answering in words of its own; played through `reference::renamed::FIXTURES_MAP` it gives the fixture tools' verdicts",
+    },
+    VariantInfo {
+        variant: Variant::NoTasks,
+        name: "no-tasks",
+        description: "has no Tasks: declares no `tasks` capability, serves every tools/call as a plain one whatever its `task` and the tool's taskSupport (which it still lists), and answers the tasks methods -32601 (Method not found)",
     },
 ];
