@@ -247,6 +247,9 @@ pub struct Wire {
     /// How a task lists the input requests it awaits, and how an answer carries the
     /// responses, each by the request's key (the design has no such keys where `None`).
     pub input: Option<InputKeys>,
+    /// The `_meta` key by which a message names the task it belongs to: taskcheck's answer to a
+    /// receiver's request that names one names it too (the design has none where `None`).
+    pub related_task: Option<&'static str>,
 }
 
 /// The keys of a design's input requests and responses.

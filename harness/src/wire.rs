@@ -314,8 +314,43 @@ pub fn has_related_task(object: &Value) -> bool {
         .is_some()
 }
 
+/// Copies the task `request` names under `_meta[key]` into `reply`'s `_meta` (a reply that is
+/// no object, or whose `_meta` is none, is left as it is).
+pub fn name_the_task(reply: &mut Value, request: &Value, key: &str) {
+    let Some(task) = request.get("_meta").and_then(|m| m.get(key)) else {
+        return;
+    };
+    let Some(reply) = reply.as_object_mut() else {
+        return;
+    };
+    let meta = reply
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Default::default()));
+    if let Some(meta) = meta.as_object_mut() {
+        meta.insert(key.to_string(), task.clone());
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_answer_names_the_task_its_request_named() {
+        let key = RELATED_TASK;
+        let asked = json!({"_meta": {key: {"taskId": "t1"}}});
+        let mut reply = json!({"action": "accept", "_meta": {"x": 1}});
+        name_the_task(&mut reply, &asked, key);
+        assert_eq!(reply["_meta"], json!({"x": 1, key: {"taskId": "t1"}}));
+        // a request naming no task, a reply that is no object or a _meta that is none: as it was
+        let mut plain = json!({"action": "decline"});
+        name_the_task(&mut plain, &json!({}), key);
+        assert_eq!(plain, json!({"action": "decline"}));
+        for odd in [json!("text"), json!({"_meta": 5})] {
+            let mut reply = odd.clone();
+            name_the_task(&mut reply, &asked, key);
+            assert_eq!(reply, odd);
+        }
+    }
+
     #[test]
     fn ids_are_read_from_text_a_lenient_parser_accepts() {
         let nan = r#"{"jsonrpc":"2.0","id":"fw-1","method":"ping","params":{"x":NaN}}"#;

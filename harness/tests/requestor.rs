@@ -38,6 +38,7 @@ fn the_reference_requestor_passes_every_requestor_scenario() {
         "tasks.input.requestor-calls-result",
         "tasks.tool.requestor-respects-task-support",
         "tasks.meta.requestor-omits",
+        "tasks.meta.requestor-related-responses",
         "tasks.schema.requestor-messages",
     ] {
         assert!(
@@ -137,15 +138,17 @@ fn over_http_a_requestor_is_judged_on_the_get_stream_and_its_headers_too() {
     ] {
         assert!(passed.contains(&rule.to_string()), "{rule}\n{out}");
     }
-    // the faults only HTTP has, and a cancellation sent as a notification on its own POST
+    // the faults only HTTP has, a cancellation sent as a notification on its own POST, and an
+    // answer to an elicitation that came on a stream of its own
     let http = [
         Fault::IgnoresGetStream,
         Fault::NoVersionHeader,
         Fault::ResultAfterEnd,
         Fault::CancelsByNotification,
+        Fault::UnrelatedAnswers,
     ];
     let faults: Vec<_> = FAULTS.iter().filter(|f| http.contains(&f.fault)).collect();
-    let problems = in_parallel(&faults, 4, |fault| {
+    let problems = in_parallel(&faults, 5, |fault| {
         let tag = format!("requestor-http-{}", fault.name);
         let (code, out, doc) = requestor(&[fault.name], &["--http"], &tag);
         fault_problems(fault, code, &out, &doc)

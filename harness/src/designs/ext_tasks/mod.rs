@@ -48,6 +48,7 @@ const WIRE: Wire = Wire {
         state: "requestState",
         result_type: "input_required",
     }),
+    related_task: None,
 };
 
 impl Design for ExtTasks {

@@ -5,7 +5,7 @@
 
 use crate::calibration::{outcome, pause, Observed};
 use crate::session::{Inbox, Reply, RequestError, Session};
-use crate::wire::Outcome;
+use crate::wire::{self, Outcome};
 use futures::FutureExt;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -99,9 +99,9 @@ async fn asked_for_input(session: &Session, id: &Value, wait: Duration) -> Vec<S
     }
     for request in &asked {
         if request.method == "elicitation/create" {
-            let _ = session
-                .respond(&request.id, json!({"action": "cancel"}))
-                .await;
+            let mut answer = json!({"action": "cancel"});
+            wire::name_the_task(&mut answer, &request.params, wire::RELATED_TASK);
+            let _ = session.respond(&request.id, answer).await;
         }
     }
     let _ = session

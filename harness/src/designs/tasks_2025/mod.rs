@@ -37,6 +37,7 @@ const WIRE: Wire = Wire {
     status_notification: "notifications/tasks/status",
     poll_interval: "pollInterval",
     input: None,
+    related_task: Some(crate::wire::RELATED_TASK),
 };
 
 impl Design for Tasks2025 {

@@ -547,7 +547,10 @@ impl<'a> Exec<'a> {
                     return Ok(());
                 };
                 let asked = json!({"method": request.method, "params": request.params});
-                let reply = follow::reply_to(&asked, &subst(reply, &state.vars)?);
+                let mut reply = follow::reply_to(&asked, &subst(reply, &state.vars)?);
+                if let Some(key) = self.wire.related_task {
+                    wire::name_the_task(&mut reply, &request.params, key);
+                }
                 self.session
                     .respond(&request.id, reply)
                     .await

@@ -11,13 +11,17 @@ use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Every requestor rule taskcheck checks itself against.
-pub const CONDUCT_RULES: [&str; 5] = [
+pub const CONDUCT_RULES: [&str; 6] = [
     "tasks.capability.requestor-augments-declared-only",
     "tasks.tool.requestor-respects-task-support",
     "tasks.meta.requestor-omits",
     "tasks.list.requestor-opaque-cursor",
     "tasks.schema.requestor-messages",
+    RELATED_RESPONSES,
 ];
+
+/// A requestor's result for a receiver's request about a task names that task too.
+const RELATED_RESPONSES: &str = "tasks.meta.requestor-related-responses";
 
 /// What taskcheck did, judged against the requestor rules.
 pub struct Conduct<'a> {
@@ -179,6 +183,28 @@ impl<'a> Conduct<'a> {
                     );
                 }
             }
+        }
+    }
+
+    /// A response to a request of the receiver's: where the request named a task in its
+    /// related-task `_meta`, a result names the same task (an error object has no `_meta`, and
+    /// a ping's empty result, answered by the session itself, does no task's work).
+    pub fn response(&mut self, request: &Value, method: &str, result: Option<&Value>, seq: u64) {
+        let Some(task) = wire::related_task_value(request) else {
+            return;
+        };
+        let Some(result) = result.filter(|_| method != "ping") else {
+            return;
+        };
+        self.exercise(RELATED_RESPONSES, seq);
+        let named = wire::related_task_value(result);
+        if named != Some(task) {
+            let shown = named.map_or("none".to_string(), Value::to_string);
+            self.broke(
+                RELATED_RESPONSES,
+                format!("the result for {method} of task {task} carries related-task _meta naming {shown}"),
+                seq,
+            );
         }
     }
 

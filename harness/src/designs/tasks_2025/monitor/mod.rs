@@ -89,8 +89,8 @@ struct Monitor<'a> {
     expiry: Expiry,
     conduct: Conduct<'a>,
     asked: HashMap<String, Asked>,
-    /// Methods of the receiver's requests, by id.
-    theirs: HashMap<String, String>,
+    /// Methods and params of the receiver's requests, by id.
+    theirs: HashMap<String, (String, Value)>,
     /// Progress tokens of task-augmented requests: the task id and when it was created.
     progress: HashMap<String, (String, u64)>,
     /// Tasks with a progress token, by id: when each was first seen terminal, and the first
@@ -235,7 +235,8 @@ impl Monitor<'_> {
                 if dir == Direction::In {
                     self.augments(method, params, e);
                     self.names_a_task(method, params, e);
-                    self.theirs.insert(key(e, id), method.to_string());
+                    self.theirs
+                        .insert(key(e, id), (method.to_string(), params.clone()));
                 }
             }
             (_, MessageRef::Notification { method, params }) => {
@@ -251,7 +252,12 @@ impl Monitor<'_> {
                 }
             }
             (Direction::Out, MessageRef::Response { id, outcome }) => {
-                let method = self.theirs.remove(&key(e, id)).unwrap_or_default();
+                let (method, params) = self.theirs.remove(&key(e, id)).unwrap_or_default();
+                let result = match outcome {
+                    OutcomeRef::Result(result) => Some(result),
+                    OutcomeRef::Error(_) => None,
+                };
+                self.conduct.response(&params, &method, result, e.seq);
                 match outcome {
                     OutcomeRef::Result(result) => self.schemas(
                         e,

@@ -229,6 +229,8 @@ fn taskcheck_conduct_is_checked_unless_the_scenario_breaks_it() {
         ),
         out(5, 5, 5, "tasks/list", json!({"cursor": "made-up"})),
         out(6, 6, 6, "tasks/get", json!({"taskId": 7})),
+        elicited(7, "a"),
+        replied(8, json!({"action": "decline"})),
     ];
     let j = run(&trace, DECLARED, &[]);
     let mut rules: Vec<&str> = j.harness_errors.iter().map(|c| c.rule.as_str()).collect();
@@ -328,4 +330,57 @@ fn a_tool_task_asked_of_a_server_without_tool_tasks_fails_once_the_should_its_co
     let checks = judge_conduct(&trace, &ctx);
     let should = of(&checks, "tasks.capability.requestor-augments-declared-only").unwrap();
     assert_eq!(should.verdict, Verdict::Warn);
+}
+
+/// The receiver's elicitation/create (id 90), naming task `task` in its related-task `_meta`.
+fn elicited(seq: u64, task: &str) -> Entry {
+    let params = json!({"message": "?", "requestedSchema": {"type": "object", "properties": {}},
+        "_meta": {wire::RELATED_TASK: {"taskId": task}}});
+    entry(
+        seq,
+        Direction::In,
+        seq,
+        json!({"jsonrpc": "2.0", "id": 90, "method": "elicitation/create", "params": params}),
+    )
+}
+
+/// The requestor's answer (`result`, or an error where `result` is null) to request 90.
+fn replied(seq: u64, result: Value) -> Entry {
+    let message = match result.is_null() {
+        true => json!({"jsonrpc": "2.0", "id": 90, "error": {"code": -1, "message": "no"}}),
+        false => json!({"jsonrpc": "2.0", "id": 90, "result": result}),
+    };
+    entry(seq, Direction::Out, seq, message)
+}
+
+#[test]
+fn a_requestors_answer_to_a_tasks_request_names_that_task() {
+    let caps = json!({});
+    let ctx = Context {
+        capabilities: &caps,
+        official: None,
+        breaks: &[],
+        authorization: false,
+    };
+    let rule = "tasks.meta.requestor-related-responses";
+    let judged = |answer: Value| {
+        let trace = [elicited(0, "a"), replied(1, answer)];
+        let checks = judge_conduct(&trace, &ctx);
+        checks.iter().find(|c| c.rule == rule).map(|c| c.verdict)
+    };
+    let named =
+        |task: &str| json!({"action": "decline", "_meta": {wire::RELATED_TASK: {"taskId": task}}});
+    assert_eq!(judged(named("a")), Some(Verdict::Pass));
+    assert_eq!(judged(named("b")), Some(Verdict::Fail));
+    assert_eq!(judged(json!({"action": "decline"})), Some(Verdict::Fail));
+    // an error has no _meta to carry it
+    assert_eq!(judged(Value::Null), None);
+    // a request that names no task asks nothing of the answer
+    let mut plain = elicited(0, "a");
+    plain.message.as_mut().unwrap()["params"]
+        .as_object_mut()
+        .unwrap()
+        .remove("_meta");
+    let checks = judge_conduct(&[plain, replied(1, json!({"action": "decline"}))], &ctx);
+    assert!(checks.iter().all(|c| c.rule != rule));
 }

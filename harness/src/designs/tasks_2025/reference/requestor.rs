@@ -8,7 +8,7 @@ use crate::monitor::has_capability;
 use crate::reference::faults::{FaultInfo, Faults};
 use crate::requestor::{wait_to_poll, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT};
 use crate::scenario::Ask;
-use crate::session::{Inbox, Session};
+use crate::session::{Inbound, Inbox, Session};
 use crate::transport::routing::VERSION_HEADER;
 use crate::wire::{self, Outcome};
 use serde_json::{json, Value};
@@ -29,6 +29,7 @@ pub enum Fault {
     NoVersionHeader,
     ResultAfterEnd,
     AugmentsUndeclared,
+    UnrelatedAnswers,
 }
 
 /// Every fault of the reference requestor.
@@ -44,6 +45,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::NoVersionHeader, name: "no-version-header", rules: &["tasks.http.requestor-protocol-version"], description: "(HTTP) polls with tasks/get sent without the MCP-Protocol-Version header", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::ResultAfterEnd, name: "result-after-end", rules: &["tasks.input.requestor-calls-result"], description: "(HTTP) answers an input_required task's elicitation from the GET stream and calls tasks/result only once polling shows the task ended", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AugmentsUndeclared, name: "augments-undeclared", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task where its taskSupport allows one, although the server's capabilities lack tasks.requests.tools.call", may_also: &[], follows: &["tasks.capability.requestor-augments-declared-only"] },
+    FaultInfo { fault: Fault::UnrelatedAnswers, name: "unrelated-answers", rules: &["tasks.meta.requestor-related-responses"], description: "answers the elicitation of a task without related-task _meta naming that task", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AugmentsForbidden, name: "augments-forbidden", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task although its taskSupport forbids it", may_also: &[], follows: &[] },
 ];
 
@@ -205,7 +207,7 @@ async fn follow(
             }
             Some("working") => {}
             Some("input_required") if faults.has(Fault::ResultAfterEnd) => {
-                return result_after_end(session, id, get.clone(), interval).await;
+                return result_after_end(session, id, get.clone(), interval, faults).await;
             }
             Some("input_required") if !faults.has(Fault::NoResultOnInput) => {
                 return answer_input(session, id, faults).await;
@@ -237,13 +239,13 @@ async fn result_after_end(
     id: &Value,
     get: Value,
     interval: u64,
+    faults: &Faults<Fault, ()>,
 ) -> Result<(), String> {
     let started = Instant::now();
     while started.elapsed() < REFERENCE_WAIT * 3 {
         tokio::time::sleep(Duration::from_millis(interval)).await;
         for asked in session.drain(Inbox::Requests, "elicitation/create") {
-            let content = json!({"action": "accept", "content": {"answer": "taskcheck"}});
-            let _ = session.respond(&asked.id, content).await;
+            let _ = session.respond(&asked.id, accept(&asked, faults)).await;
         }
         let polled = session
             .request("tasks/get", get.clone(), REFERENCE_WAIT)
@@ -263,6 +265,16 @@ async fn result_after_end(
     Err(format!(
         "task {id} did not end while its input was answered from the GET stream"
     ))
+}
+
+/// The answer to an elicitation: accepted, with `answer` filled in, naming the task the
+/// elicitation named (unless the `unrelated-answers` fault leaves that out).
+fn accept(asked: &Inbound, faults: &Faults<Fault, ()>) -> Value {
+    let mut answer = json!({"action": "accept", "content": {"answer": "taskcheck"}});
+    if !faults.has(Fault::UnrelatedAnswers) {
+        wire::name_the_task(&mut answer, &asked.params, wire::RELATED_TASK);
+    }
+    answer
 }
 
 /// Whether the message at trace number `seq` came on the HTTP GET stream.
@@ -299,8 +311,7 @@ async fn answer_input(
                 if ignores_get && came_on_get(session, asked.seq) {
                     continue;
                 }
-                let content = json!({"action": "accept", "content": {"answer": "taskcheck"}});
-                let _ = session.respond(&asked.id, content).await;
+                let _ = session.respond(&asked.id, accept(&asked, faults)).await;
             }
         }
     }
