@@ -31,6 +31,9 @@ pub struct Shape {
     pub settles_when_answered: &'static [&'static str],
     /// Methods after which the requestor need not poll (it waits on them instead).
     pub waits_on: &'static [&'static str],
+    /// The method answering a task's input, after which the requestor polls on (None: the
+    /// design answers input otherwise).
+    pub answers_input: Option<&'static str>,
 }
 
 /// What one task showed the requestor, and what the requestor sent about it.
@@ -38,6 +41,8 @@ pub struct Shape {
 pub struct Seen {
     /// The last interval suggested, in ms.
     pub interval: Option<u64>,
+    /// When the requestor last answered the task's input.
+    answered_input: Option<u64>,
     /// The last poll sent: when.
     last_poll: Option<u64>,
     /// The last status shown, with when and where.
@@ -147,6 +152,9 @@ impl Polls {
         if shape.settles_when_sent.contains(&method) {
             task.settled = true;
         }
+        if shape.answers_input == Some(method) {
+            task.answered_input = Some(e.t_ms);
+        }
         if method != shape.poll {
             return None;
         }
@@ -193,18 +201,27 @@ impl Polls {
         }
     }
 
-    /// The first task the requestor left while it was last shown working: neither settled
-    /// nor waited on, and not polled for [`STOPPED_AFTER`] of its intervals before the
-    /// conversation ended.
+    /// The first task the requestor left while it was last shown working, or shown
+    /// `input_required` and then answered: neither settled nor waited on, and not polled for
+    /// [`STOPPED_AFTER`] of its intervals before the conversation ended.
     pub fn stopped(&self, shape: &Shape) -> Option<(String, u64)> {
         self.tasks.iter().find_map(|(id, t)| {
             let (status, at, seq) = t.status.as_ref()?;
-            let waited = self.end_ms.saturating_sub(*at);
+            let answered = t
+                .answered_input
+                .filter(|sent| status == "input_required" && sent >= at);
+            let since = answered.unwrap_or(*at);
+            let waited = self.end_ms.saturating_sub(since);
             let patience = STOPPED_AFTER * t.interval.unwrap_or(1000).max(100);
             let waiting = shape.waits_on.iter().any(|m| t.sent.contains_key(*m));
             let left = !t.settled && !t.refused && !waiting;
-            (left && status == "working" && waited >= patience).then(|| {
-                (format!("the requestor stopped polling task {id:?}, last shown working, {waited} ms before the conversation ended"), *seq)
+            let last = match (answered, shape.answers_input) {
+                (Some(_), Some(method)) => format!("last shown input_required and answered with {method}"),
+                _ => "last shown working".to_string(),
+            };
+            let unfollowed = status == "working" || answered.is_some();
+            (left && unfollowed && waited >= patience).then(|| {
+                (format!("the requestor stopped polling task {id:?}, {last}, {waited} ms before the conversation ended"), *seq)
             })
         })
     }
@@ -246,6 +263,7 @@ mod tests {
         settles_when_sent: &[],
         settles_when_answered: &[],
         waits_on: &[],
+        answers_input: Some("tasks/update"),
     };
 
     /// A task created at 0 ms (suggesting 1,000 ms between polls), then polls sent at the
@@ -307,5 +325,43 @@ mod tests {
         assert_eq!(after.too_fast, None);
         let close = conversation(&[(1000, false), (1100, true), (1500, false)]);
         assert!(close.too_fast.is_some());
+    }
+    #[test]
+    fn a_task_answered_and_then_left_was_left_though_it_last_showed_input_required() {
+        let input = json!({"taskId": "t", "status": "input_required", "pollInterval": 1000});
+        let message = |id: u64, method: &str| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"taskId": "t"}});
+        let left = |answered: bool| {
+            let mut entries = vec![
+                Entry::of(1, Direction::Out, 0, message(1, "tasks/get")),
+                Entry::of(
+                    2,
+                    Direction::In,
+                    0,
+                    json!({"jsonrpc": "2.0", "id": 1, "result": {"taskId": "t"}}),
+                ),
+                Entry::of(3, Direction::Out, 1000, message(2, "tasks/get")),
+                Entry::of(
+                    4,
+                    Direction::In,
+                    1000,
+                    json!({"jsonrpc": "2.0", "id": 2, "result": input}),
+                ),
+            ];
+            if answered {
+                entries.push(Entry::of(
+                    5,
+                    Direction::Out,
+                    1200,
+                    message(3, "tasks/update"),
+                ));
+            }
+            let end = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}});
+            entries.push(Entry::of(6, Direction::In, 10_000, end));
+            Polls::watch(&entries, &SHAPE).stopped(&SHAPE)
+        };
+        let (what, _) = left(true).expect("answered, then never polled again");
+        assert!(what.contains("answered with tasks/update"), "{what}");
+        // never answered: that is fulfils-input's to judge, not a poller's
+        assert_eq!(left(false), None);
     }
 }

@@ -41,6 +41,7 @@ const SHAPE: Shape = Shape {
     settles_when_sent: &["tasks/cancel"],
     settles_when_answered: &[],
     waits_on: &[],
+    answers_input: Some("tasks/update"),
 };
 
 /// The Task an answer shows: a CreateTaskResult to a tools/call (the only request that

@@ -50,6 +50,7 @@ const SHAPE: Shape = Shape {
     settles_when_sent: &["tasks/cancel"],
     settles_when_answered: &["tasks/result"],
     waits_on: &["tasks/result"],
+    answers_input: None,
 };
 
 /// The Task an answer shows: a CreateTaskResult's `task`, or a tasks/get result.

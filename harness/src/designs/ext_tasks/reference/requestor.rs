@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 pub enum Fault {
     PollsFast,
     StopsPolling,
+    StopsAfterUpdate,
     NoUpdateOnInput,
     InventsKey,
     AnswersTwice,
@@ -33,6 +34,7 @@ pub enum Fault {
 pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::PollsFast, name: "polls-fast", rules: &["ext-tasks.requestor.respects-poll-interval"], description: "polls every 20 ms, whatever pollIntervalMs says", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::StopsPolling, name: "stops-polling", rules: &["ext-tasks.requestor.polls-until-terminal"], description: "polls a working task once, then never again", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::StopsAfterUpdate, name: "stops-after-update", rules: &["ext-tasks.requestor.polls-until-terminal"], description: "answers an input_required task with tasks/update, then never polls it again", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::NoUpdateOnInput, name: "no-update-on-input", rules: &["ext-tasks.requestor.fulfils-input"], description: "keeps polling an input_required task and never sends tasks/update", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::InventsKey, name: "invents-key", rules: &["ext-tasks.requestor.keys-outstanding"], description: "answers input under a key of its own besides the task's", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AnswersTwice, name: "answers-twice", rules: &["ext-tasks.requestor.answers-once"], description: "answers each input request a second time, in a second tasks/update", may_also: &[], follows: &[] },
@@ -149,7 +151,13 @@ async fn follow(
                     return Ok(());
                 }
             }
-            Some("input_required") => update(session, id, &task, &mut answered, faults).await?,
+            Some("input_required") => {
+                let sent = update(session, id, &task, &mut answered, faults).await?;
+                if sent && faults.has(Fault::StopsAfterUpdate) {
+                    tokio::time::sleep(Duration::from_millis(interval.max(100) * 4)).await;
+                    return Ok(());
+                }
+            }
             _ => return Ok(()),
         }
         wait_to_poll(
@@ -163,14 +171,14 @@ async fn follow(
 }
 
 /// Answers every input request the task shows that was not answered yet, in one tasks/update
-/// (an elicitation accepted, any other request with an empty result).
+/// (an elicitation accepted, any other request with an empty result); whether it sent one.
 async fn update(
     session: &Session,
     id: &Value,
     task: &Value,
     answered: &mut BTreeSet<String>,
     faults: &Faults<Fault, ()>,
-) -> Result<(), String> {
+) -> Result<bool, String> {
     let mut responses = Map::new();
     for (key, request) in task
         .get("inputRequests")
@@ -194,7 +202,7 @@ async fn update(
         responses.insert("taskcheck-invented".into(), json!({"action": "decline"}));
     }
     if responses.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     let sent = json!({"taskId": id, "inputResponses": responses});
     session
@@ -204,5 +212,5 @@ async fn update(
     if faults.has(Fault::AnswersTwice) {
         let _ = session.request("tasks/update", sent, REFERENCE_WAIT).await;
     }
-    Ok(())
+    Ok(true)
 }
