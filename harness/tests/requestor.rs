@@ -138,17 +138,19 @@ fn over_http_a_requestor_is_judged_on_the_get_stream_and_its_headers_too() {
     ] {
         assert!(passed.contains(&rule.to_string()), "{rule}\n{out}");
     }
-    // the faults only HTTP has, a cancellation sent as a notification on its own POST, and an
-    // answer to an elicitation that came on a stream of its own
+    // the faults only HTTP has, a cancellation sent as a notification on its own POST, an
+    // answer to an elicitation that came on a stream of its own, and a client whose end ends
+    // the recording
     let http = [
         Fault::IgnoresGetStream,
         Fault::NoVersionHeader,
         Fault::ResultAfterEnd,
         Fault::CancelsByNotification,
         Fault::UnrelatedAnswers,
+        Fault::ExitsWhileWorking,
     ];
     let faults: Vec<_> = FAULTS.iter().filter(|f| http.contains(&f.fault)).collect();
-    let problems = in_parallel(&faults, 5, |fault| {
+    let problems = in_parallel(&faults, 3, |fault| {
         let tag = format!("requestor-http-{}", fault.name);
         let (code, out, doc) = requestor(&[fault.name], &["--http"], &tag);
         fault_problems(fault, code, &out, &doc)
@@ -163,12 +165,17 @@ fn over_http_the_extensions_requests_are_judged_on_their_mcp_name_and_method_too
     assert_eq!(code, 0, "{out}");
     assert!(doc["transport"] == "http", "{out}");
     assert_eq!(rules_with(&doc, &["pass"]).len(), 9, "{out}");
-    let headers = [ext::Fault::NoMcpName, ext::Fault::NoMcpMethod];
+    // and a client whose end ends the recording
+    let over_http = [
+        ext::Fault::NoMcpName,
+        ext::Fault::NoMcpMethod,
+        ext::Fault::ExitsWhileWorking,
+    ];
     let faults: Vec<_> = ext::FAULTS
         .iter()
-        .filter(|f| headers.contains(&f.fault))
+        .filter(|f| over_http.contains(&f.fault))
         .collect();
-    let problems = in_parallel(&faults, 2, |fault| {
+    let problems = in_parallel(&faults, 3, |fault| {
         let tag = format!("ext-requestor-http-{}", fault.name);
         let (code, out, doc) = requestor(&[fault.name], &http_args, &tag);
         fault_problems(fault, code, &out, &doc)

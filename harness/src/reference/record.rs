@@ -14,8 +14,10 @@ use std::time::Instant;
 /// The text of the entry that starts a recording, followed by the time (ms since the Unix
 /// epoch) its `t_ms` count from, so whoever reads it can place what it saw on the same clock.
 pub const STARTED: &str = "recording started at unix ms ";
-/// The text of the entry the reader adds when the requestor ended.
+/// The text of the entry the reader adds when the requestor ended of itself.
 pub const ENDED: &str = "the requestor ended";
+/// The text of the entry the reader adds when the requestor was stopped at its deadline.
+pub const STOPPED: &str = "the requestor was stopped at its deadline";
 
 /// Milliseconds since the Unix epoch.
 pub fn unix_ms() -> u64 {

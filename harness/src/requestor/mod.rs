@@ -165,10 +165,15 @@ async fn run_one(settings: &Settings, s: &RequestorScenario) -> ScenarioRun {
     )));
     let outcome = drive(settings, s, &file.0).await;
     let ended = record::unix_ms();
+    let end = match &outcome {
+        Err(Unfinished::Deadline(_)) => record::STOPPED,
+        _ => record::ENDED,
+    };
+    let outcome = outcome.map_err(Unfinished::into_reason);
     let entries = std::fs::read_to_string(&file.0)
         .map_err(|e| e.to_string())
         .and_then(|text| crate::offline::read_trace(&text, &file.0.to_string_lossy()))
-        .map(|entries| with_end(entries, ended));
+        .map(|entries| with_end(entries, ended, end));
     let mut run = ScenarioRun::of_checks(s.id.clone(), s.title.clone(), Vec::new());
     run.duration = start.elapsed();
     let entries = match entries {
@@ -202,9 +207,9 @@ async fn run_one(settings: &Settings, s: &RequestorScenario) -> ScenarioRun {
     run
 }
 
-/// The recording with an entry for when the requestor ended (at `ended`, ms since the Unix
-/// epoch), on the recording's clock: what it did not do before then, it never did.
-fn with_end(mut entries: Vec<Entry>, ended: u64) -> Vec<Entry> {
+/// The recording with an entry `end` for when the requestor ended (at `ended`, ms since the
+/// Unix epoch), on the recording's clock: what it did not do before then, it never did.
+fn with_end(mut entries: Vec<Entry>, ended: u64, end: &str) -> Vec<Entry> {
     let started = entries.iter().find_map(|e| {
         e.text
             .as_deref()?
@@ -215,7 +220,7 @@ fn with_end(mut entries: Vec<Entry>, ended: u64) -> Vec<Entry> {
     if let Some(started) = started {
         let seq = entries.last().map_or(1, |e| e.seq + 1);
         let at = ended.saturating_sub(started);
-        entries.push(record::note(seq, at, record::ENDED.into()));
+        entries.push(record::note(seq, at, end.into()));
     }
     entries
 }
@@ -242,12 +247,34 @@ async fn serve_http(server: &str) -> Result<(String, GroupGuard), String> {
     Ok((url, group))
 }
 
+/// Why a client did not finish well.
+enum Unfinished {
+    /// It was stopped at its deadline.
+    Deadline(String),
+    /// It could not be run, or it exited with an error.
+    Failed(String),
+}
+
+impl From<String> for Unfinished {
+    fn from(why: String) -> Unfinished {
+        Unfinished::Failed(why)
+    }
+}
+
+impl Unfinished {
+    fn into_reason(self) -> String {
+        match self {
+            Unfinished::Deadline(why) | Unfinished::Failed(why) => why,
+        }
+    }
+}
+
 /// Starts the client with its server and waits for it to end; the error says why it did not.
 async fn drive(
     settings: &Settings,
     s: &RequestorScenario,
     record: &std::path::Path,
-) -> Result<(), String> {
+) -> Result<(), Unfinished> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find taskcheck: {e}"))?;
     let mut server = vec![
         exe.to_string_lossy().to_string(),
@@ -308,11 +335,11 @@ async fn drive(
     let status = tokio::time::timeout(deadline, child.wait()).await;
     drain.abort();
     match status {
-        Err(_) => Err(format!(
+        Err(_) => Err(Unfinished::Deadline(format!(
             "the client did not finish within {} ms",
             deadline.as_millis()
-        )),
-        Ok(Err(e)) => Err(format!("cannot wait for the client: {e}")),
+        ))),
+        Ok(Err(e)) => Err(format!("cannot wait for the client: {e}").into()),
         Ok(Ok(status)) if status.success() => Ok(()),
         Ok(Ok(status)) => {
             let said = tokio::time::timeout(Duration::from_millis(500), errors)
@@ -321,7 +348,7 @@ async fn drive(
                 .and_then(Result::ok)
                 .map(|text| error_line(&text))
                 .unwrap_or_default();
-            Err(format!("the client exited with {status}: {said}"))
+            Err(format!("the client exited with {status}: {said}").into())
         }
     }
 }

@@ -5,6 +5,7 @@
 //! error answer) is the receiver's doing: it is neither too fast nor the last poll before a
 //! requestor stopped.
 
+use crate::reference::record;
 use crate::trace::{Direction, Entry};
 use crate::wire::{self, MessageRef, OutcomeRef};
 use serde_json::Value;
@@ -34,6 +35,10 @@ pub struct Shape {
     /// The method answering a task's input, after which the requestor polls on (None: the
     /// design answers input otherwise).
     pub answers_input: Option<&'static str>,
+    /// The notification cancelling a request (`{"requestId": …}`): sent for the request that
+    /// created a task, the requestor gave the task up (whether that is how to cancel a task is
+    /// another rule's).
+    pub cancels_request: &'static str,
 }
 
 /// What one task showed the requestor, and what the requestor sent about it.
@@ -73,6 +78,8 @@ struct Pending {
 pub struct Polls {
     pub tasks: BTreeMap<String, Seen>,
     asked: HashMap<String, (String, Value)>,
+    /// The task each request created, by the request's id.
+    created: HashMap<String, String>,
     /// Polls sent, by request id, until they are answered.
     pending: HashMap<String, Pending>,
     /// Polls too soon after the one before and not refused: what, and where.
@@ -82,6 +89,8 @@ pub struct Polls {
     /// The first poll sent.
     pub first_poll: Option<u64>,
     end_ms: u64,
+    /// The requestor ended of itself (it was not stopped at its deadline).
+    exited: bool,
 }
 
 impl Polls {
@@ -89,6 +98,9 @@ impl Polls {
         let mut p = Polls::default();
         for e in entries {
             p.end_ms = p.end_ms.max(e.t_ms);
+            if e.text.as_deref() == Some(record::ENDED) {
+                p.exited = true;
+            }
             let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
                 continue;
             };
@@ -109,12 +121,24 @@ impl Polls {
                     }
                     if let OutcomeRef::Result(result) = outcome {
                         if let Some(task) = (shape.task_of)(&method, &params, result) {
+                            if let Some(t) = task.get("taskId").filter(|_| method != shape.poll) {
+                                p.created.insert(id.to_string(), wire::id_text(t));
+                            }
                             p.shown(shape, &task, e);
                         }
                     }
                     let answered = shape.settles_when_answered.contains(&method.as_str());
                     if let Some(t) = params.get("taskId").map(wire::id_text).filter(|_| answered) {
                         p.tasks.entry(t).or_default().settled = true;
+                    }
+                }
+                (Direction::Out, MessageRef::Notification { method, params })
+                    if method == shape.cancels_request =>
+                {
+                    let request = params.get("requestId").map(Value::to_string);
+                    let task = request.and_then(|r| p.created.get(&r).cloned());
+                    if let Some(t) = task.and_then(|t| p.tasks.get_mut(&t)) {
+                        t.settled = true;
                     }
                 }
                 // a status notification settles nothing: requestors keep polling
@@ -203,7 +227,8 @@ impl Polls {
 
     /// The first task the requestor left while it was last shown working, or shown
     /// `input_required` and then answered: neither settled nor waited on, and not polled for
-    /// [`STOPPED_AFTER`] of its intervals before the conversation ended.
+    /// [`STOPPED_AFTER`] of its intervals before the conversation ended, or at all before the
+    /// requestor ended of itself.
     pub fn stopped(&self, shape: &Shape) -> Option<(String, u64)> {
         self.tasks.iter().find_map(|(id, t)| {
             let (status, at, seq) = t.status.as_ref()?;
@@ -212,7 +237,10 @@ impl Polls {
                 .filter(|sent| status == "input_required" && sent >= at);
             let since = answered.unwrap_or(*at);
             let waited = self.end_ms.saturating_sub(since);
-            let patience = STOPPED_AFTER * t.interval.unwrap_or(1000).max(100);
+            let patience = match self.exited {
+                true => 0,
+                false => STOPPED_AFTER * t.interval.unwrap_or(1000).max(100),
+            };
             let waiting = shape.waits_on.iter().any(|m| t.sent.contains_key(*m));
             let left = !t.settled && !t.refused && !waiting;
             let last = match (answered, shape.answers_input) {
@@ -221,7 +249,11 @@ impl Polls {
             };
             let unfollowed = status == "working" || answered.is_some();
             (left && unfollowed && waited >= patience).then(|| {
-                (format!("the requestor stopped polling task {id:?}, {last}, {waited} ms before the conversation ended"), *seq)
+                let end = match self.exited {
+                    true => "it ended",
+                    false => "the conversation ended",
+                };
+                (format!("the requestor stopped polling task {id:?}, {last}, {waited} ms before {end}"), *seq)
             })
         })
     }
@@ -264,11 +296,17 @@ mod tests {
         settles_when_answered: &[],
         waits_on: &[],
         answers_input: Some("tasks/update"),
+        cancels_request: "notifications/cancelled",
     };
 
     /// A task created at 0 ms (suggesting 1,000 ms between polls), then polls sent at the
     /// times given, each answered `working` or refused, and the conversation's end at 10 s.
     fn conversation(polls: &[(u64, bool)]) -> Polls {
+        Polls::watch(&entries(polls), &SHAPE)
+    }
+
+    /// The entries of [`conversation`].
+    fn entries(polls: &[(u64, bool)]) -> Vec<Entry> {
         let working = json!({"taskId": "t", "status": "working", "pollInterval": 1000});
         let mut entries = vec![
             Entry::of(
@@ -304,7 +342,7 @@ mod tests {
             10_000,
             json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}),
         ));
-        Polls::watch(&entries, &SHAPE)
+        entries
     }
 
     #[test]
@@ -363,5 +401,26 @@ mod tests {
         assert!(what.contains("answered with tasks/update"), "{what}");
         // never answered: that is fulfils-input's to judge, not a poller's
         assert_eq!(left(false), None);
+    }
+    #[test]
+    fn a_requestor_that_ends_of_itself_leaves_the_tasks_it_did_not_follow() {
+        // polled at 1000 ms, shown working, and the requestor ended 200 ms later
+        let ending = |text: &str| {
+            let mut entries = entries(&[(1000, false)]);
+            entries.pop();
+            entries.push(record::note(9, 1200, text.into()));
+            Polls::watch(&entries, &SHAPE).stopped(&SHAPE)
+        };
+        let (what, _) = ending(record::ENDED).expect("ended of itself with the task working");
+        assert!(what.contains("before it ended"), "{what}");
+        // stopped at its deadline, it was still within its intervals
+        assert_eq!(ending(record::STOPPED), None);
+        // a task whose creating request it cancelled, it gave up (how is another rule's)
+        let mut entries = entries(&[(1000, false)]);
+        entries.pop();
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 0}});
+        entries.push(Entry::of(9, Direction::Out, 1100, cancel));
+        entries.push(record::note(10, 1200, record::ENDED.into()));
+        assert_eq!(Polls::watch(&entries, &SHAPE).stopped(&SHAPE), None);
     }
 }

@@ -42,6 +42,7 @@ const SHAPE: Shape = Shape {
     settles_when_answered: &[],
     waits_on: &[],
     answers_input: Some("tasks/update"),
+    cancels_request: "notifications/cancelled",
 };
 
 /// The Task an answer shows: a CreateTaskResult to a tools/call (the only request that

@@ -51,6 +51,7 @@ const SHAPE: Shape = Shape {
     settles_when_answered: &["tasks/result"],
     waits_on: &["tasks/result"],
     answers_input: None,
+    cancels_request: "notifications/cancelled",
 };
 
 /// The Task an answer shows: a CreateTaskResult's `task`, or a tasks/get result.

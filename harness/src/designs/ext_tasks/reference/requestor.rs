@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 pub enum Fault {
     PollsFast,
     StopsPolling,
+    ExitsWhileWorking,
     StopsAfterUpdate,
     NoUpdateOnInput,
     InventsKey,
@@ -34,6 +35,7 @@ pub enum Fault {
 pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::PollsFast, name: "polls-fast", rules: &["ext-tasks.requestor.respects-poll-interval"], description: "polls every 20 ms, whatever pollIntervalMs says", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::StopsPolling, name: "stops-polling", rules: &["ext-tasks.requestor.polls-until-terminal"], description: "polls a working task once, then never again", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::ExitsWhileWorking, name: "exits-while-working", rules: &["ext-tasks.requestor.polls-until-terminal"], description: "polls a working task once, then ends at once, neither cancelling nor following it", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::StopsAfterUpdate, name: "stops-after-update", rules: &["ext-tasks.requestor.polls-until-terminal"], description: "answers an input_required task with tasks/update, then never polls it again", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::NoUpdateOnInput, name: "no-update-on-input", rules: &["ext-tasks.requestor.fulfils-input"], description: "keeps polling an input_required task and never sends tasks/update", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::InventsKey, name: "invents-key", rules: &["ext-tasks.requestor.keys-outstanding"], description: "answers input under a key of its own besides the task's", may_also: &[], follows: &[] },
@@ -145,6 +147,7 @@ async fn follow(
                 tokio::time::sleep(Duration::from_millis(interval.max(100) * 4)).await;
                 return Ok(());
             }
+            Some("working") if faults.has(Fault::ExitsWhileWorking) => return Ok(()),
             Some("working") => {}
             Some("input_required") if faults.has(Fault::NoUpdateOnInput) => {
                 if created.elapsed() > GIVES_UP_AFTER {

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 pub enum Fault {
     PollsFast,
     StopsPolling,
+    ExitsWhileWorking,
     NoResultOnInput,
     MetaInGet,
     AugmentsForbidden,
@@ -36,6 +37,7 @@ pub enum Fault {
 pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::PollsFast, name: "polls-fast", rules: &["tasks.poll.requestor-respects-poll-interval"], description: "polls every 20 ms, whatever pollInterval says", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::StopsPolling, name: "stops-polling", rules: &["tasks.poll.requestor-respects-poll-interval"], description: "polls a working task once, then never again", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::ExitsWhileWorking, name: "exits-while-working", rules: &["tasks.poll.requestor-respects-poll-interval"], description: "polls a working task once, then ends at once, neither cancelling nor following it", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::NoResultOnInput, name: "no-result-on-input", rules: &["tasks.input.requestor-calls-result"], description: "keeps polling tasks/get through input_required and never calls tasks/result", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::MetaInGet, name: "meta-in-get", rules: &["tasks.meta.requestor-omits"], description: "sends related-task _meta on tasks/get", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::TtlAsText, name: "ttl-as-text", rules: &["tasks.schema.requestor-messages"], description: "asks for a task with `ttl` as a string (\"60000\")", may_also: &[], follows: &[] },
@@ -205,6 +207,7 @@ async fn follow(
                 tokio::time::sleep(Duration::from_millis(interval * 4)).await;
                 return Ok(());
             }
+            Some("working") if faults.has(Fault::ExitsWhileWorking) => return Ok(()),
             Some("working") => {}
             Some("input_required") if faults.has(Fault::ResultAfterEnd) => {
                 return result_after_end(session, id, get.clone(), interval, faults).await;
