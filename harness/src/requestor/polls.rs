@@ -230,6 +230,11 @@ impl Polls {
     /// [`STOPPED_AFTER`] of its intervals before the conversation ended, or at all before the
     /// requestor ended of itself.
     pub fn stopped(&self, shape: &Shape) -> Option<(String, u64)> {
+        self.left(shape).map(|(_, what, seq)| (what, seq))
+    }
+
+    /// [`Polls::stopped`], with the task left.
+    pub fn left(&self, shape: &Shape) -> Option<(String, String, u64)> {
         self.tasks.iter().find_map(|(id, t)| {
             let (status, at, seq) = t.status.as_ref()?;
             let answered = t
@@ -253,7 +258,7 @@ impl Polls {
                     true => "it ended",
                     false => "the conversation ended",
                 };
-                (format!("the requestor stopped polling task {id:?}, {last}, {waited} ms before {end}"), *seq)
+                (id.clone(), format!("the requestor stopped polling task {id:?}, {last}, {waited} ms before {end}"), *seq)
             })
         })
     }

@@ -5,7 +5,7 @@
 use crate::requestor::polls::{Polls, Shape, POLL_SHARE};
 use crate::trace::{Direction, Entry};
 use crate::transport::routing::{self, METHOD_HEADER, NAME_HEADER};
-use crate::verdict::Check;
+use crate::verdict::{Check, Root};
 use crate::wire::{self, MessageRef, OutcomeRef};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -70,12 +70,19 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         polls.first_poll,
         &format!("polled no faster than {POLL_SHARE} of each pollIntervalMs"),
     );
+    let unfollowed = unfollowed_tasks(entries);
+    let left = polls.left(&SHAPE);
+    // a task taken for no answer is left too: that is the MUST's consequence, one defect
+    let left_unfollowed = left
+        .as_ref()
+        .is_some_and(|(task, ..)| unfollowed.as_ref().is_some_and(|(t, ..)| t == task));
     judge(
         POLLS_UNTIL_TERMINAL,
-        polls.stopped(&SHAPE),
+        left.map(|(_, what, seq)| (what, seq)),
         polls.first_poll,
         "polled every task until it ended or was cancelled",
     );
+
     let unanswered = polls
         .input_unanswered("tasks/update")
         .into_iter()
@@ -121,11 +128,13 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         "every tasks request over HTTP carried Mcp-Name set to its taskId and Mcp-Method set to its method",
     );
     let (followed, plain) = phantom_tasks(entries);
+    let created = first_created(entries);
+    let unfollowed = unfollowed.map(|(_, what, seq)| (what, seq));
     judge(
         BOTH_SHAPES,
-        followed,
-        plain,
-        "took a tools/call answered with its result as the answer",
+        followed.or(unfollowed),
+        plain.or(created),
+        "took a tools/call answered with its result as the answer, and one answered with a task as a task",
     );
     let (followed, handed) = foreign_tasks_followed(entries);
     judge(
@@ -134,6 +143,18 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         handed,
         "did not follow a task handed out for a request that supports none",
     );
+    if left_unfollowed && checks.iter().any(|c| c.rule == BOTH_SHAPES && c.broke()) {
+        for check in checks
+            .iter_mut()
+            .filter(|c| c.rule == POLLS_UNTIL_TERMINAL && c.broke())
+        {
+            *check = check.clone().following(Root {
+                rule: BOTH_SHAPES.into(),
+                scenario: String::new(),
+                step: None,
+            });
+        }
+    }
     checks
 }
 
@@ -290,6 +311,46 @@ fn phantom_tasks(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
         }
     }
     (None, plain)
+}
+
+/// A task a CreateTaskResult to tools/call handed out that the client never polled, updated
+/// or cancelled (taking that answer for no answer), unless it listened for task notifications
+/// instead (`subscriptions/listen`), which may bring the task's end: the task, what, and where.
+fn unfollowed_tasks(entries: &[Entry]) -> Option<(String, String, u64)> {
+    let seen = seen(entries);
+    let listens = seen
+        .iter()
+        .any(|s| matches!(s, Seen::Request { method, .. } if method == "subscriptions/listen"));
+    let asked_about: BTreeSet<&str> = seen
+        .iter()
+        .filter_map(|s| match s {
+            Seen::Request { method, task, .. } if about_a_task(method) => Some(task.as_str()),
+            _ => None,
+        })
+        .collect();
+    seen.iter().filter(|_| !listens).find_map(|s| match s {
+        Seen::Result {
+            seq,
+            method,
+            task: Some(task),
+        } if method.as_deref() == Some("tools/call") && !asked_about.contains(task.as_str()) => {
+            let what = format!("took the CreateTaskResult for its tools/call as no answer: never polled, updated or cancelled task {task:?}");
+            Some((task.clone(), what, *seq))
+        }
+        _ => None,
+    })
+}
+
+/// The first CreateTaskResult to a tools/call.
+fn first_created(entries: &[Entry]) -> Option<u64> {
+    seen(entries).into_iter().find_map(|s| match s {
+        Seen::Result {
+            seq,
+            method,
+            task: Some(_),
+        } if method.as_deref() == Some("tools/call") => Some(seq),
+        _ => None,
+    })
 }
 
 /// The first request the client sent with `method`.

@@ -26,6 +26,7 @@ pub enum Fault {
     AnswersTwice,
     CancelsByNotification,
     AssumesTask,
+    IgnoresTask,
     NoMcpName,
     NoMcpMethod,
     FollowsAnyTask,
@@ -41,6 +42,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::InventsKey, name: "invents-key", rules: &["ext-tasks.requestor.keys-outstanding"], description: "answers input under a key of its own besides the task's", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AnswersTwice, name: "answers-twice", rules: &["ext-tasks.requestor.answers-once"], description: "answers each input request a second time, in a second tasks/update", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AssumesTask, name: "assumes-task", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with its result for a task, and polls it", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::IgnoresTask, name: "ignores-task", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with a CreateTaskResult for no answer, and ends without polling the task", may_also: &[], follows: &["ext-tasks.requestor.polls-until-terminal"] },
     FaultInfo { fault: Fault::NoMcpName, name: "no-mcp-name", rules: &["ext-tasks.http.mcp-name"], description: "(HTTP) polls with tasks/get sent without the Mcp-Name header", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::NoMcpMethod, name: "no-mcp-method", rules: &["ext-tasks.http.mcp-name"], description: "(HTTP) polls with tasks/get sent without the Mcp-Method header", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::FollowsAnyTask, name: "follows-any-task", rules: &["ext-tasks.requestor.unsupported-type-invalid"], description: "follows a task handed out for tools/list, polling it to its end", may_also: &[], follows: &[] },
@@ -74,6 +76,7 @@ pub async fn run(session: &Session, ask: &Ask, faults: &Faults<Fault, ()>) -> Re
         .find(|e| e.seq == answer.asked)
         .and_then(|e| e.message?.get("id").cloned());
     match answer.outcome {
+        Outcome::Result(r) if r["resultType"] == "task" && faults.has(Fault::IgnoresTask) => Ok(()),
         Outcome::Result(r) if r["resultType"] == "task" => {
             let id = r["taskId"].clone();
             follow(session, &id, request_id, ask, faults).await
