@@ -70,7 +70,7 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         polls.first_poll,
         &format!("polled no faster than {POLL_SHARE} of each pollIntervalMs"),
     );
-    let unfollowed = unfollowed_tasks(entries);
+    let (unfollowed, created) = unfollowed_tasks(entries);
     let left = polls.left(&SHAPE);
     // a task taken for no answer is left too: that is the MUST's consequence, one defect
     let left_unfollowed = left
@@ -82,7 +82,6 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         polls.first_poll,
         "polled every task until it ended or was cancelled",
     );
-
     let unanswered = polls
         .input_unanswered("tasks/update")
         .into_iter()
@@ -128,7 +127,6 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         "every tasks request over HTTP carried Mcp-Name set to its taskId and Mcp-Method set to its method",
     );
     let (followed, plain) = phantom_tasks(entries);
-    let created = first_created(entries);
     let unfollowed = unfollowed.map(|(_, what, seq)| (what, seq));
     judge(
         BOTH_SHAPES,
@@ -315,8 +313,9 @@ fn phantom_tasks(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
 
 /// A task a CreateTaskResult to tools/call handed out that the client never polled, updated
 /// or cancelled (taking that answer for no answer), unless it listened for task notifications
-/// instead (`subscriptions/listen`), which may bring the task's end: the task, what, and where.
-fn unfollowed_tasks(entries: &[Entry]) -> Option<(String, String, u64)> {
+/// instead (`subscriptions/listen`), which may bring the task's end: the task, what, and where;
+/// and the first such CreateTaskResult.
+fn unfollowed_tasks(entries: &[Entry]) -> (Option<(String, String, u64)>, Option<u64>) {
     let seen = seen(entries);
     let listens = seen
         .iter()
@@ -328,29 +327,26 @@ fn unfollowed_tasks(entries: &[Entry]) -> Option<(String, String, u64)> {
             _ => None,
         })
         .collect();
-    seen.iter().filter(|_| !listens).find_map(|s| match s {
-        Seen::Result {
-            seq,
-            method,
-            task: Some(task),
-        } if method.as_deref() == Some("tools/call") && !asked_about.contains(task.as_str()) => {
+    let created: Vec<(&String, u64)> = seen
+        .iter()
+        .filter_map(|s| match s {
+            Seen::Result {
+                seq,
+                method,
+                task: Some(task),
+            } if method.as_deref() == Some("tools/call") => Some((task, *seq)),
+            _ => None,
+        })
+        .collect();
+    let unfollowed = created
+        .iter()
+        .filter(|_| !listens)
+        .find(|(task, _)| !asked_about.contains(task.as_str()))
+        .map(|(task, seq)| {
             let what = format!("took the CreateTaskResult for its tools/call as no answer: never polled, updated or cancelled task {task:?}");
-            Some((task.clone(), what, *seq))
-        }
-        _ => None,
-    })
-}
-
-/// The first CreateTaskResult to a tools/call.
-fn first_created(entries: &[Entry]) -> Option<u64> {
-    seen(entries).into_iter().find_map(|s| match s {
-        Seen::Result {
-            seq,
-            method,
-            task: Some(_),
-        } if method.as_deref() == Some("tools/call") => Some(seq),
-        _ => None,
-    })
+            (task.to_string(), what, *seq)
+        });
+    (unfollowed, created.first().map(|(_, seq)| *seq))
 }
 
 /// The first request the client sent with `method`.
