@@ -1,17 +1,22 @@
-//! A design that exists only in the crate's own unit tests: it opens like 2025-11-25 and
-//! judges nothing but the shape of tasks/get results (`tasks.probe.get-shape`, in
-//! `catalogue/test-only/`). It shows that a design is this folder plus its line in the
-//! registry: the suite lists it, runs it against a receiver and reports it with no other file
-//! knowing it.
+//! A design that exists only in the crate's own unit tests, with a wire of its own that
+//! neither real design speaks (`probe/hello` opens, `jobs/peek` reads a task, `everyMs` is its
+//! poll interval). It judges nothing but the shape of what `jobs/peek` answers
+//! (`tasks.probe.get-shape`, in `catalogue/test-only/`). It shows that a design is this folder
+//! plus its line in the registry, and that the engine reads the wire from the design: the
+//! suite lists it, runs it (polling included) against its own receiver and reports it with no
+//! other file knowing it.
+
+mod receiver;
 
 use super::Probe;
-use crate::design::{Design, NotServed, ReferenceReceiver, ServeOptions};
+use crate::design::{Design, NotServed, ReferenceReceiver, ServeOptions, Wire};
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::FaultEntry;
 use crate::session::{ServerInfo, Session};
 use crate::trace::{Direction, Entry};
 use crate::transport::ReceiverKind;
 use crate::verdict::Check;
+use crate::wire::Outcome;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::{json, Value};
@@ -20,21 +25,35 @@ use std::collections::BTreeSet;
 /// The probe's one rule.
 const GET_SHAPE: &str = "tasks.probe.get-shape";
 
-/// The fault that breaks it: the 2025-11-25 reference receiver's, which leaves `ttl` out of
-/// tasks/get (the probe's tests run that receiver).
+/// The probe's wire: every name differs from both real designs'.
+const WIRE: Wire = Wire {
+    protocol_version: "probe-1",
+    opening: "probe/hello",
+    liveness: "probe/ping",
+    get: "jobs/peek",
+    result: None,
+    list: None,
+    update: None,
+    status_notification: "notifications/jobs/changed",
+    poll_interval: "everyMs",
+    input: None,
+    related_task: None,
+};
+
+/// The fault that breaks it: its receiver leaves `ttl` out of what `jobs/peek` answers.
 const FAULTS: &[FaultEntry] = &[FaultEntry {
     fault: (),
     name: "get-omits-ttl",
     rules: &[GET_SHAPE],
-    description: "tasks/get results have no `ttl`",
+    description: "jobs/peek results have no `ttl`",
     may_also: &[],
     follows: &[],
 }];
 
-/// Its one scenario: a task created, then read with tasks/get.
+/// Its one scenario: a task created, then polled (with the wire's `get`) until it completes.
 const SCENARIO: &str = r#"
 id: probe-get-shape
-title: A task read with tasks/get has the shape of a Task
+title: A task read with jobs/peek has the shape of a Task
 profile: probe-get-shapes
 rules: [tasks.probe.get-shape]
 requires:
@@ -46,8 +65,8 @@ steps:
     expect:
       result:
         task: {taskId: {$capture: task}}
-  - send: tasks/get
-    params: {taskId: "${task}"}
+  - poll: "${task}"
+    until: [completed]
 "#;
 
 impl Design for Probe {
@@ -56,16 +75,15 @@ impl Design for Probe {
     }
 
     fn summary(&self) -> &'static str {
-        "A test-only design that judges the shape of tasks/get results."
+        "A test-only design that judges the shape of jobs/peek results."
     }
 
     fn title(&self) -> &'static str {
-        "probe (tasks/get shapes)"
+        "probe (jobs/peek shapes)"
     }
 
-    fn wire(&self) -> &'static crate::design::Wire {
-        // it speaks as 2025-11-25 does, reached like any design through the registry
-        crate::designs::TASKS_2025.wire()
+    fn wire(&self) -> &'static Wire {
+        &WIRE
     }
 
     fn spec_base(&self) -> &'static str {
@@ -99,10 +117,22 @@ impl Design for Probe {
     fn open<'a>(
         &self,
         session: &'a Session,
-        receiver: ReceiverKind,
+        _receiver: ReceiverKind,
         capabilities: Value,
     ) -> BoxFuture<'a, Result<ServerInfo, String>> {
-        crate::designs::TASKS_2025.open(session, receiver, capabilities)
+        async move {
+            let params =
+                json!({"protocolVersion": WIRE.protocol_version, "capabilities": capabilities});
+            let reply = session
+                .request(WIRE.opening, params, session.timeout)
+                .await
+                .map_err(|e| format!("{} failed: {e}", WIRE.opening))?;
+            match reply.outcome {
+                Outcome::Result(result) => Ok(ServerInfo::from_result(&result)),
+                Outcome::Error(e) => Err(format!("{} was rejected: {e}", WIRE.opening)),
+            }
+        }
+        .boxed()
     }
 
     fn judge(&self, entries: &[Entry], _ctx: &Context) -> Judgement {
@@ -110,7 +140,7 @@ impl Design for Probe {
             .iter()
             .filter(|e| e.dir == Direction::Out)
             .filter_map(|e| e.message.as_ref())
-            .filter(|m| m.get("method") == Some(&json!("tasks/get")))
+            .filter(|m| m.get("method") == Some(&json!(WIRE.get)))
             .filter_map(|m| m.get("id").map(Value::to_string))
             .collect();
         let checks: Vec<Check> = entries
@@ -126,7 +156,7 @@ impl Design for Probe {
                 Check::judged(
                     GET_SHAPE,
                     held,
-                    format!("tasks/get answered {task}"),
+                    format!("{} answered {task}", WIRE.get),
                     vec![seq],
                 )
             })
@@ -164,7 +194,7 @@ impl Design for Probe {
     }
 }
 
-/// The probe's listing of its one fault; it serves nothing itself.
+/// The probe's listing of its one fault; its receiver runs in its tests, in process.
 struct Reference;
 
 impl ReferenceReceiver for Reference {
@@ -177,38 +207,21 @@ impl ReferenceReceiver for Reference {
     }
 
     fn serve(&self, _options: ServeOptions) -> BoxFuture<'static, Result<(), NotServed>> {
-        let why = "the probe design has no receiver of its own: its tests run the 2025-11-25 one \
-                   (`taskcheck reference --fault get-omits-ttl`)";
+        let why = "the probe design's receiver runs in the crate's tests, in process";
         std::future::ready(Err(NotServed::Usage(why.to_string()))).boxed()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::receiver::ProbeReceiver;
     use crate::designs::{Profile, PROBE};
     use crate::fixtures::FixtureMap;
     use crate::report::{FailOn, Origin, RunReport};
     use crate::runner::{run_scenario, Config, Limits};
     use crate::scenario;
-    use crate::transport::stdio::StdioConnector;
     use crate::verdict::Verdict;
     use std::time::Duration;
-
-    /// The `taskcheck` binary `cargo test` builds beside this test binary: its 2025-11-25
-    /// reference receiver is the receiver the probe is run against.
-    fn reference(fault: &str) -> StdioConnector {
-        let exe = std::env::current_exe().expect("the test binary has a path");
-        let bin = exe
-            .parent()
-            .and_then(|deps| deps.parent())
-            .map(|dir| dir.join("taskcheck"))
-            .filter(|bin| bin.is_file())
-            .expect("target/*/taskcheck is built (cargo test --workspace builds it)");
-        StdioConnector {
-            command: format!("{} reference {fault}", bin.display()),
-            max_line: 1 << 20,
-        }
-    }
 
     fn config() -> Config {
         let limits = Limits {
@@ -250,11 +263,31 @@ mod tests {
             .into_iter()
             .find(|s| s.profile == PROBE)
             .expect("the probe's scenario is built in");
-        let receiver = reference("");
+        let receiver = ProbeReceiver { omits_ttl: false };
         let clean = run_scenario(&receiver, &probe, &config()).await;
-        assert_eq!(verdict_of(&clean), [Verdict::Pass], "{:?}", clean.checks);
-        let broken = run_scenario(&reference("--fault get-omits-ttl"), &probe, &config()).await;
-        assert_eq!(verdict_of(&broken), [Verdict::Fail], "{:?}", broken.checks);
+        let polled = verdict_of(&clean);
+        assert!(
+            polled.len() > 1,
+            "polled until completed: {:?}",
+            clean.trace
+        );
+        assert!(
+            polled.iter().all(|v| *v == Verdict::Pass),
+            "{:?}",
+            clean.checks
+        );
+        assert!(
+            clean.checks.iter().all(|c| c.verdict == Verdict::Pass),
+            "{:?}",
+            clean.checks
+        );
+        let broken = run_scenario(&ProbeReceiver { omits_ttl: true }, &probe, &config()).await;
+        let failed = verdict_of(&broken);
+        assert!(
+            !failed.is_empty() && failed.iter().all(|v| *v == Verdict::Fail),
+            "{:?}",
+            broken.checks
+        );
         let origin = Origin::of(&receiver);
         let report = RunReport::of_findings(PROBE, &origin, Duration::ZERO, vec![broken]);
         let json = report.json(&report.outcome(FailOn::Must, None, Default::default()));
