@@ -18,41 +18,63 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
-/// One design of Tasks. Default methods hold what most designs share.
-pub trait Design: Sync + Send + 'static {
+/// What a design is and which of taskcheck's features it joins, as data: one literal per
+/// design (`FACTS` in its folder), so the compiler lists every field a new design must decide;
+/// an empty list or `None` where the design joins no such feature.
+pub struct Facts {
     /// The name `--profile` takes, reports show and the catalogue file carries
     /// (`catalogue/<name>.yaml`).
-    fn name(&self) -> &'static str;
-
+    pub name: &'static str,
     /// One sentence on the design, for the scenario format's schema.
-    fn summary(&self) -> &'static str;
-
+    pub summary: &'static str,
     /// What a report's heading calls the design: "MCP <title> conformance".
-    fn title(&self) -> &'static str;
-
-    /// What the design's messages are called on the wire.
-    fn wire(&self) -> &'static Wire;
-
+    pub title: &'static str,
     /// Where the catalogue's `section` anchors point.
-    fn spec_base(&self) -> &'static str;
-
+    pub spec_base: &'static str,
+    /// What the design's messages are called on the wire.
+    pub wire: Wire,
     /// The folders under `scenarios/` holding the design's built-in scenarios, one per kind
     /// of receiver (`2025-11-25/server`).
-    fn scenario_folders(&self) -> &'static [&'static str];
+    pub scenario_folders: &'static [&'static str],
+    /// Built-in scenarios the design holds itself, as (file name, YAML text).
+    pub own_scenarios: &'static [(&'static str, &'static str)],
+    /// The server capability (a dotted path) under which tools/call can create tasks.
+    pub task_tools_capability: &'static str,
+    /// The rules the design's monitors judge on every run.
+    pub monitor_rules: &'static [&'static str],
+    /// The requestor rules taskcheck checks its own messages against (a break is a harness
+    /// error).
+    pub conduct_rules: &'static [&'static str],
+    /// Whether the design has client receivers (`taskcheck client`), whose coverage shows too.
+    pub has_client_receivers: bool,
+    /// The design's rules `fuzz-wire` judges besides the `wire.*` ones (listed by `explain`).
+    pub fuzz_wire_rules: &'static [&'static str],
+    /// Where a result names the task it created (a JSON pointer), and the rule that holds task
+    /// ids unique across the scenarios of a run.
+    pub created_task_ids: Option<(&'static str, &'static str)>,
+    /// The rule `load` reports a granted ten-year ttl under (as information); none where
+    /// requests ask for no ttl.
+    pub limits_rule: Option<&'static str>,
+    /// Why a client must never send a JSON-RPC response under the design, if it must not.
+    pub forbids_client_responses: Option<&'static str>,
+    /// The rules `load` judges every task it completes by.
+    pub load_rules: &'static [&'static str],
+    /// The folder of its requestor scenarios (`scenarios/<design>/requestor`), if it judges
+    /// requestors (`taskcheck requestor`).
+    pub requestor_folder: Option<&'static str>,
+}
 
-    /// Built-in scenarios the design holds itself, as (file name, YAML text); none by default.
-    fn own_scenarios(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
-    }
+/// One design of Tasks: its facts, and what it does as code. A default method switches off a
+/// feature the design does not join.
+pub trait Design: Sync + Send + 'static {
+    /// What the design is and which of taskcheck's features it joins, as data.
+    fn facts(&self) -> &'static Facts;
 
     /// The fixture contract receivers of this design play (`taskcheck list --fixtures`).
     fn fixture_contract(&self) -> String;
 
     /// The fixture roles its scenarios call, which `--fixtures` may map to a receiver's tools.
     fn fixture_roles(&self) -> Vec<&'static str>;
-
-    /// The server capability (a dotted path) under which tools/call can create tasks.
-    fn task_tools_capability(&self) -> &'static str;
 
     /// The client capabilities a scenario declares unless it says otherwise.
     fn default_client_capabilities(&self) -> Value;
@@ -84,22 +106,8 @@ pub trait Design: Sync + Send + 'static {
     /// Judges a session's trace by the design's monitors.
     fn judge(&self, entries: &[Entry], ctx: &Context) -> Judgement;
 
-    /// The rules the design's monitors judge on every run.
-    fn monitor_rules(&self) -> &'static [&'static str];
-
-    /// The requestor rules taskcheck checks its own messages against (a break is a harness
-    /// error); none by default.
-    fn conduct_rules(&self) -> &'static [&'static str] {
-        &[]
-    }
-
     /// The note a report adds when the receiver declared no tasks under this design.
     fn no_tasks_note(&self, capabilities: &Value) -> Option<&'static str>;
-
-    /// Whether the design has client receivers (`taskcheck client`), whose coverage shows too.
-    fn has_client_receivers(&self) -> bool {
-        false
-    }
 
     /// Whether a request taskcheck sent marks a recorded session as this design's.
     fn marks_trace(&self, _method: &str, _params: &Value) -> bool {
@@ -136,36 +144,9 @@ pub trait Design: Sync + Send + 'static {
         None
     }
 
-    /// The design's rules `fuzz-wire` judges besides the `wire.*` ones (listed by `explain`).
-    fn fuzz_wire_rules(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// Where a result names the task it created (a JSON pointer), and the rule that holds task
-    /// ids unique across the scenarios of a run; none by default.
-    fn created_task_ids(&self) -> Option<(&'static str, &'static str)> {
-        None
-    }
-
-    /// The rule `load` reports a granted ten-year ttl under (as information); none where
-    /// requests ask for no ttl.
-    fn limits_rule(&self) -> Option<&'static str> {
-        None
-    }
-
     /// The `_meta` every request carries under the design, if any (stateless designs).
     fn request_meta(&self) -> Option<serde_json::Map<String, Value>> {
         None
-    }
-
-    /// Why a client must never send a JSON-RPC response under the design, if it must not.
-    fn forbids_client_responses(&self) -> Option<&'static str> {
-        None
-    }
-
-    /// The rules `load` judges every task it completes by; none by default.
-    fn load_rules(&self) -> &'static [&'static str] {
-        &[]
     }
 
     /// The client capabilities a session that only creates and polls tasks declares.
@@ -178,7 +159,7 @@ pub trait Design: Sync + Send + 'static {
     fn load_task<'a>(&self, _run: &'a dyn LoadRun, _i: usize) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(std::future::ready(Err(format!(
             "the {} design defines no load task",
-            self.name()
+            self.facts().name
         ))))
     }
 
@@ -193,15 +174,9 @@ pub trait Design: Sync + Send + 'static {
     ) -> BoxFuture<'a, Result<Observed, String>> {
         let why = format!(
             "taskcheck cannot watch a task under the {} design yet",
-            self.name()
+            self.facts().name
         );
         Box::pin(std::future::ready(Err(why)))
-    }
-
-    /// The folder of its requestor scenarios (`scenarios/<design>/requestor`), if it judges
-    /// requestors (`taskcheck requestor`).
-    fn requestor_folder(&self) -> Option<&'static str> {
-        None
     }
 
     /// The requestor rules `judge_requestor` judges.

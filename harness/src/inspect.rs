@@ -16,21 +16,24 @@ pub fn checks_of(rule: &str, scenarios: &[Scenario]) -> Vec<String> {
         .collect();
     if Profile::ALL
         .iter()
-        .any(|p| p.monitor_rules().contains(&rule))
+        .any(|p| p.facts().monitor_rules.contains(&rule))
     {
         out.push("monitor".into());
     }
     if Profile::ALL
         .iter()
-        .any(|p| p.conduct_rules().contains(&rule))
+        .any(|p| p.facts().conduct_rules.contains(&rule))
     {
         out.push("self-check".into());
     }
-    let fuzzed = |p: &Profile| p.fuzz_wire_rules().contains(&rule);
+    let fuzzed = |p: &Profile| p.facts().fuzz_wire_rules.contains(&rule);
     if WIRE_RULES.contains(&rule) || Profile::ALL.iter().any(fuzzed) {
         out.push("fuzz-wire".into());
     }
-    if Profile::ALL.iter().any(|p| p.limits_rule() == Some(rule)) {
+    if Profile::ALL
+        .iter()
+        .any(|p| p.facts().limits_rule == Some(rule))
+    {
         out.push("load".into());
     }
     let every_scenario = [
@@ -93,7 +96,7 @@ pub fn coverage(scenarios: &[Scenario], profile: Profile) -> (String, bool) {
             defects.join(", ")
         ));
     }
-    if !profile.has_client_receivers() {
+    if !profile.facts().has_client_receivers {
         return (out, defects.is_empty());
     }
     let (client, client_defects) = client_coverage(scenarios);

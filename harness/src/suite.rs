@@ -60,8 +60,10 @@ pub async fn run_all<C: Connect + 'static>(
             }),
         }
     }
-    if let (true, Some((at, rule))) = (connector.shares_receiver(), runs_profile.created_task_ids())
-    {
+    if let (true, Some((at, rule))) = (
+        connector.shares_receiver(),
+        runs_profile.facts().created_task_ids,
+    ) {
         ids_unique_across(&mut runs, at, rule);
     }
     RunReport {

@@ -211,7 +211,8 @@ async fn calibrate<C: mcp_taskcheck::transport::Connect>(
     proposal: &mut std::collections::BTreeMap<&'static str, Choice>,
 ) {
     let (tools, capabilities) = server;
-    if !mcp_taskcheck::monitor::has_capability(capabilities, profile.task_tools_capability()) {
+    if !mcp_taskcheck::monitor::has_capability(capabilities, profile.facts().task_tools_capability)
+    {
         return;
     }
     let negotiates = profile.negotiates_task_support(capabilities);

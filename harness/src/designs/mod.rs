@@ -50,7 +50,12 @@ impl Profile {
 
     /// The name `--profile` takes and reports show.
     pub fn name(self) -> &'static str {
-        self.design.name()
+        self.design.facts().name
+    }
+
+    /// What the design's messages are called on the wire.
+    pub fn wire(self) -> &'static crate::design::Wire {
+        &self.design.facts().wire
     }
 
     /// The profile a `--profile` name means.
@@ -96,7 +101,7 @@ impl Profile {
     pub fn link(rule: &crate::spec::Rule) -> String {
         rule.url.clone().unwrap_or_else(|| {
             let base = Profile::by_name(&rule.catalogue).unwrap_or_default();
-            format!("{}#{}", base.design.spec_base(), rule.section)
+            format!("{}#{}", base.design.facts().spec_base, rule.section)
         })
     }
 
@@ -171,7 +176,7 @@ impl schemars::JsonSchema for Profile {
         let one_of: Vec<serde_json::Value> = ALL
             .iter()
             .map(|p| {
-                serde_json::json!({"description": p.summary(), "type": "string", "const": p.name()})
+                serde_json::json!({"description": p.facts().summary, "type": "string", "const": p.name()})
             })
             .collect();
         schemars::json_schema!({"description": "One design of Tasks.", "oneOf": one_of})

@@ -151,7 +151,7 @@ async fn search<C: Connect>(
             return;
         }
     };
-    let negotiates = options.profile.task_tools_capability();
+    let negotiates = options.profile.facts().task_tools_capability;
     if !has_capability(&info.capabilities, negotiates) || offer.tools.is_empty() {
         found.error = Some(format!(
             "the receiver declares no {negotiates} or lists no fixture tool (see `taskcheck list --fixtures`)"

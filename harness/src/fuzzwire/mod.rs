@@ -266,7 +266,7 @@ fn forbidden_input(input: &Input) -> Option<&'static str> {
         return Some("the input came before initialize, which requestors should not send");
     }
     match input.class {
-        Class::StrayResponse => input.profile.forbids_client_responses(),
+        Class::StrayResponse => input.profile.facts().forbids_client_responses,
         _ => None,
     }
 }
@@ -384,7 +384,10 @@ pub async fn fuzz<C: Connect>(connector: &C, config: &Config, options: &Options)
             return found;
         }
     };
-    let tasks = has_capability(&info.capabilities, options.profile.task_tools_capability());
+    let tasks = has_capability(
+        &info.capabilities,
+        options.profile.facts().task_tools_capability,
+    );
     for case in 0..options.cases {
         if start.elapsed() >= options.time_limit {
             break;

@@ -220,7 +220,7 @@ impl LoadReport {
                 None => unjudged.push(message),
             }
         }
-        let judged = profile.load_rules();
+        let judged = profile.facts().load_rules;
         if self.completed > 0 {
             for rule in judged
                 .iter()
@@ -399,7 +399,7 @@ pub async fn run_load<C: Connect>(connector: &C, opts: &LoadOptions) -> LoadRepo
         };
     }
     // a design whose requestors ask for no ttl (the extension) has no limits rule
-    let long_ttl = match opts.profile.limits_rule() {
+    let long_ttl = match opts.profile.facts().limits_rule {
         Some(rule) => Some((rule, long_ttl(&session, opts.timeout).await)),
         None => None,
     };

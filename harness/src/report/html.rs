@@ -79,7 +79,7 @@ impl RunReport {
 <h1>taskcheck: MCP {} conformance</h1>\n<p>Receiver <code>{}</code> over {}, started {}, {} scenario(s) in {} ms.</p>\n\
 <p class=\"exit code{}\"><b>exit {}</b>: {}</p>\n<p>{}</p>\n<p>{}</p>\n<p>{}.</p>\n",
             escape(&self.receiver),
-            self.profile.title(),
+            self.profile.facts().title,
             escape(&self.receiver),
             self.transport,
             escape(&self.started),

@@ -22,7 +22,7 @@ impl RunReport {
         };
         let mut out = format!(
             "## taskcheck: MCP {} conformance\n\n{icon} **exit {}**: {}\n\nReceiver `{}` over {}, {} scenario(s) in {} ms.\n\n",
-            self.profile.title(),
+            self.profile.facts().title,
             outcome.code,
             cell(&outcome.meaning),
             cell(&self.receiver),

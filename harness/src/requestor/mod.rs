@@ -78,7 +78,7 @@ pub fn builtin() -> Vec<RequestorScenario> {
     Profile::ALL
         .iter()
         .flat_map(|p| {
-            let folder = p.requestor_folder();
+            let folder = p.facts().requestor_folder;
             crate::scenario::builtin_texts(folder.unwrap_or_default())
                 .into_iter()
                 .filter(move |_| folder.is_some())

@@ -156,7 +156,7 @@ pub fn print(scenario: &Scenario) -> String {
 /// The scenarios built into the binary, in id order.
 pub fn builtin() -> Vec<Scenario> {
     // each design's scenarios are in its folders (`scenarios/<design>/<receiver>`)
-    let folders = Profile::ALL.iter().flat_map(|p| p.scenario_folders());
+    let folders = Profile::ALL.iter().flat_map(|p| p.facts().scenario_folders);
     let mut out: Vec<Scenario> = folders
         .filter_map(|f| BUILTIN.get_dir(f))
         .flat_map(|d| d.files())
@@ -169,7 +169,7 @@ pub fn builtin() -> Vec<Scenario> {
         .chain(
             Profile::ALL
                 .iter()
-                .flat_map(|p| p.own_scenarios())
+                .flat_map(|p| p.facts().own_scenarios)
                 .map(|(name, text)| {
                     parse(text, name).unwrap_or_else(|e| panic!("built-in scenario is broken: {e}"))
                 }),

@@ -14,8 +14,8 @@ pub mod schema_types;
 
 use super::ExtTasks;
 use crate::design::{
-    Design, InputKeys, LoadRun, NotServed, ReferenceReceiver, ReferenceRequestor, ServeOptions,
-    Unspoken, Wire,
+    Design, Facts, InputKeys, LoadRun, NotServed, ReferenceReceiver, ReferenceRequestor,
+    ServeOptions, Unspoken, Wire,
 };
 use crate::explore::ops::{Offer, Op, Steps};
 use crate::monitor::{Context, Judgement};
@@ -51,33 +51,34 @@ const WIRE: Wire = Wire {
     related_task: None,
 };
 
+/// What the design is and which of taskcheck's features it joins.
+const FACTS: Facts = Facts {
+    name: "ext-tasks",
+    summary: "The extension `io.modelcontextprotocol/tasks` on protocol revision 2026-07-28:\nstateless requests, server/discover, tasks/get, tasks/update, tasks/cancel.",
+    title: "Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28)",
+    spec_base: "https://modelcontextprotocol.io/seps/2663-tasks-extension",
+    wire: WIRE,
+    scenario_folders: &["ext-tasks/server"],
+    own_scenarios: &[],
+    task_tools_capability: "extensions.io.modelcontextprotocol/tasks",
+    monitor_rules: monitor::MONITOR_RULES,
+    conduct_rules: &[],
+    has_client_receivers: false,
+    fuzz_wire_rules: &[
+            "ext-tasks.get.unknown-task",
+            "ext-tasks.update.unknown-task",
+            "ext-tasks.cancel.unknown-task",
+        ],
+    created_task_ids: None,
+    limits_rule: None,
+    forbids_client_responses: Some("under 2026-07-28 a client MUST NOT send JSON-RPC responses"),
+    load_rules: &load::RULES,
+    requestor_folder: Some("ext-tasks/requestor"),
+};
+
 impl Design for ExtTasks {
-    fn name(&self) -> &'static str {
-        "ext-tasks"
-    }
-
-    fn summary(&self) -> &'static str {
-        "The extension `io.modelcontextprotocol/tasks` on protocol revision 2026-07-28:\nstateless requests, server/discover, tasks/get, tasks/update, tasks/cancel."
-    }
-
-    fn title(&self) -> &'static str {
-        "Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28)"
-    }
-
-    fn wire(&self) -> &'static Wire {
-        &WIRE
-    }
-
-    fn spec_base(&self) -> &'static str {
-        "https://modelcontextprotocol.io/seps/2663-tasks-extension"
-    }
-
-    fn scenario_folders(&self) -> &'static [&'static str] {
-        &["ext-tasks/server"]
-    }
-
-    fn requestor_folder(&self) -> Option<&'static str> {
-        Some("ext-tasks/requestor")
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
 
     fn requestor_rules(&self) -> Vec<&'static str> {
@@ -94,10 +95,6 @@ impl Design for ExtTasks {
 
     fn fixture_roles(&self) -> Vec<&'static str> {
         reference::TOOLS.iter().map(|(name, _)| *name).collect()
-    }
-
-    fn task_tools_capability(&self) -> &'static str {
-        "extensions.io.modelcontextprotocol/tasks"
     }
 
     fn default_client_capabilities(&self) -> Value {
@@ -160,10 +157,6 @@ impl Design for ExtTasks {
         monitor::judge(entries, ctx)
     }
 
-    fn monitor_rules(&self) -> &'static [&'static str] {
-        monitor::MONITOR_RULES
-    }
-
     fn no_tasks_note(&self, capabilities: &Value) -> Option<&'static str> {
         (!declares(capabilities)).then_some(NO_TASKS)
     }
@@ -206,27 +199,11 @@ impl Design for ExtTasks {
         })
     }
 
-    fn fuzz_wire_rules(&self) -> &'static [&'static str] {
-        &[
-            "ext-tasks.get.unknown-task",
-            "ext-tasks.update.unknown-task",
-            "ext-tasks.cancel.unknown-task",
-        ]
-    }
-
     fn request_meta(&self) -> Option<Map<String, Value>> {
         Some(request_meta(self.default_client_capabilities()))
     }
 
     /// 2026-07-28 has no server-to-client requests, so nothing a client could answer.
-    fn forbids_client_responses(&self) -> Option<&'static str> {
-        Some("under 2026-07-28 a client MUST NOT send JSON-RPC responses")
-    }
-
-    fn load_rules(&self) -> &'static [&'static str] {
-        &load::RULES
-    }
-
     fn load_capabilities(&self) -> Value {
         self.default_client_capabilities()
     }

@@ -9,7 +9,7 @@
 mod receiver;
 
 use super::Probe;
-use crate::design::{Design, NotServed, ReferenceReceiver, ServeOptions, Wire};
+use crate::design::{Design, Facts, NotServed, ReferenceReceiver, ServeOptions, Wire};
 use crate::monitor::{Context, Judgement};
 use crate::reference::faults::FaultEntry;
 use crate::session::{ServerInfo, Session};
@@ -69,33 +69,30 @@ steps:
     until: [completed]
 "#;
 
+/// What the design is and which of taskcheck's features it joins.
+const FACTS: Facts = Facts {
+    name: "probe-get-shapes",
+    summary: "A test-only design that judges the shape of jobs/peek results.",
+    title: "probe (jobs/peek shapes)",
+    spec_base: "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks",
+    wire: WIRE,
+    scenario_folders: &[],
+    own_scenarios: &[("designs/probe/probe-get-shape.yaml", SCENARIO)],
+    task_tools_capability: "tasks.requests.tools.call",
+    monitor_rules: &[GET_SHAPE],
+    conduct_rules: &[],
+    has_client_receivers: false,
+    fuzz_wire_rules: &[],
+    created_task_ids: None,
+    limits_rule: None,
+    forbids_client_responses: None,
+    load_rules: &[],
+    requestor_folder: None,
+};
+
 impl Design for Probe {
-    fn name(&self) -> &'static str {
-        "probe-get-shapes"
-    }
-
-    fn summary(&self) -> &'static str {
-        "A test-only design that judges the shape of jobs/peek results."
-    }
-
-    fn title(&self) -> &'static str {
-        "probe (jobs/peek shapes)"
-    }
-
-    fn wire(&self) -> &'static Wire {
-        &WIRE
-    }
-
-    fn spec_base(&self) -> &'static str {
-        "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks"
-    }
-
-    fn scenario_folders(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    fn own_scenarios(&self) -> &'static [(&'static str, &'static str)] {
-        &[("designs/probe/probe-get-shape.yaml", SCENARIO)]
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
 
     fn fixture_contract(&self) -> String {
@@ -104,10 +101,6 @@ impl Design for Probe {
 
     fn fixture_roles(&self) -> Vec<&'static str> {
         vec!["optional_sleep"]
-    }
-
-    fn task_tools_capability(&self) -> &'static str {
-        "tasks.requests.tools.call"
     }
 
     fn default_client_capabilities(&self) -> Value {
@@ -168,10 +161,6 @@ impl Design for Probe {
             vanished: Default::default(),
             expired: Default::default(),
         }
-    }
-
-    fn monitor_rules(&self) -> &'static [&'static str] {
-        &[GET_SHAPE]
     }
 
     fn no_tasks_note(&self, capabilities: &Value) -> Option<&'static str> {

@@ -13,7 +13,7 @@ pub mod requestor;
 pub mod schema_types;
 
 use super::Tasks2025;
-use crate::design::{Design, LoadRun, ReferenceReceiver, Requests, Wire};
+use crate::design::{Design, Facts, LoadRun, ReferenceReceiver, Requests, Wire};
 use crate::explore::ops::{Offer, Op, Steps};
 use crate::monitor::{has_capability, Context, Judgement};
 use crate::reference::faults::FaultEntry;
@@ -40,33 +40,34 @@ const WIRE: Wire = Wire {
     related_task: Some(crate::wire::RELATED_TASK),
 };
 
+/// What the design is and which of taskcheck's features it joins.
+const FACTS: Facts = Facts {
+    name: "2025-11-25",
+    summary: "The Tasks utility of protocol revision 2025-11-25: initialize, `task` param,\ntasks/get, tasks/result, tasks/list, tasks/cancel.",
+    title: "2025-11-25 Tasks",
+    spec_base: "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks",
+    wire: WIRE,
+    scenario_folders: &["2025-11-25/server", "2025-11-25/client"],
+    own_scenarios: &[],
+    task_tools_capability: "tasks.requests.tools.call",
+    monitor_rules: &monitor::MONITOR_RULES,
+    conduct_rules: &monitor::CONDUCT_RULES,
+    has_client_receivers: true,
+    fuzz_wire_rules: &[
+            "tasks.errors.unknown-task-id",
+            "tasks.errors.bad-cursor",
+            "tasks.errors.malformed-task-param",
+        ],
+    created_task_ids: Some(("/result/task/taskId", "tasks.id.unique")),
+    limits_rule: Some("tasks.resources.limits"),
+    forbids_client_responses: None,
+    load_rules: &load::RULES,
+    requestor_folder: Some("2025-11-25/requestor"),
+};
+
 impl Design for Tasks2025 {
-    fn name(&self) -> &'static str {
-        "2025-11-25"
-    }
-
-    fn summary(&self) -> &'static str {
-        "The Tasks utility of protocol revision 2025-11-25: initialize, `task` param,\ntasks/get, tasks/result, tasks/list, tasks/cancel."
-    }
-
-    fn title(&self) -> &'static str {
-        "2025-11-25 Tasks"
-    }
-
-    fn wire(&self) -> &'static Wire {
-        &WIRE
-    }
-
-    fn spec_base(&self) -> &'static str {
-        "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks"
-    }
-
-    fn scenario_folders(&self) -> &'static [&'static str] {
-        &["2025-11-25/server", "2025-11-25/client"]
-    }
-
-    fn requestor_folder(&self) -> Option<&'static str> {
-        Some("2025-11-25/requestor")
+    fn facts(&self) -> &'static Facts {
+        &FACTS
     }
 
     fn requestor_rules(&self) -> Vec<&'static str> {
@@ -101,16 +102,12 @@ impl Design for Tasks2025 {
         calibrate::observe_task(session, call, limit).boxed()
     }
 
-    fn task_tools_capability(&self) -> &'static str {
-        "tasks.requests.tools.call"
-    }
-
     fn default_client_capabilities(&self) -> Value {
         json!({"elicitation": {}})
     }
 
     fn negotiates_task_support(&self, capabilities: &Value) -> bool {
-        has_capability(capabilities, self.task_tools_capability())
+        has_capability(capabilities, self.facts().task_tools_capability)
     }
 
     fn open<'a>(
@@ -129,20 +126,8 @@ impl Design for Tasks2025 {
         monitor::judge(entries, ctx)
     }
 
-    fn monitor_rules(&self) -> &'static [&'static str] {
-        &monitor::MONITOR_RULES
-    }
-
-    fn conduct_rules(&self) -> &'static [&'static str] {
-        &monitor::CONDUCT_RULES
-    }
-
     fn no_tasks_note(&self, capabilities: &Value) -> Option<&'static str> {
         capabilities.get("tasks").is_none().then_some(NO_TASKS)
-    }
-
-    fn has_client_receivers(&self) -> bool {
-        true
     }
 
     fn declared(&self, result: &Value) -> ServerInfo {
@@ -161,22 +146,6 @@ impl Design for Tasks2025 {
         }
     }
 
-    fn fuzz_wire_rules(&self) -> &'static [&'static str] {
-        &[
-            "tasks.errors.unknown-task-id",
-            "tasks.errors.bad-cursor",
-            "tasks.errors.malformed-task-param",
-        ]
-    }
-
-    fn created_task_ids(&self) -> Option<(&'static str, &'static str)> {
-        Some(("/result/task/taskId", "tasks.id.unique"))
-    }
-
-    fn limits_rule(&self) -> Option<&'static str> {
-        Some("tasks.resources.limits")
-    }
-
     fn task_id_requests(&self, offer: &Offer) -> Vec<(&'static str, Value)> {
         let mut methods = vec![("tasks/get", json!({})), ("tasks/result", json!({}))];
         if offer.cancel {
@@ -192,10 +161,6 @@ impl Design for Tasks2025 {
             true => "tasks.errors.unknown-task-id",
             false => "tasks.errors.malformed-task-param",
         })
-    }
-
-    fn load_rules(&self) -> &'static [&'static str] {
-        &load::RULES
     }
 
     fn load_capabilities(&self) -> Value {
