@@ -5,6 +5,7 @@
 //! every rule mapped to one of its checks. A listed failure does not fail the run; an entry that
 //! matches no failure is stale and does.
 
+use crate::bad_input::BadInput;
 use crate::spec;
 use serde_json::Value;
 
@@ -32,20 +33,20 @@ fn line_of(text: &str, needle: &str) -> usize {
 impl Baseline {
     /// Parses a baseline's text, checking every entry names a known scenario (one of
     /// `scenarios`, the ids of what the command runs, or an official one) and rule.
-    pub fn parse(text: &str, file: &str, scenarios: &[String]) -> Result<Baseline, String> {
-        let at = |needle: &str, cause: String| format!("{file}:{}: {cause}", line_of(text, needle));
+    pub fn parse(text: &str, file: &str, scenarios: &[String]) -> Result<Baseline, BadInput> {
+        let at =
+            |needle: &str, cause: String| BadInput::on_line(file, line_of(text, needle), cause);
         if text.trim().is_empty() {
             return Ok(Baseline::default());
         }
         let doc: Value = serde_saphyr::from_str(text).map_err(|e| {
             let line = e.location().map(|l| l.line()).unwrap_or(1);
-            format!(
-                "{file}:{line}: not YAML: {}",
-                e.to_string().lines().next().unwrap_or_default()
-            )
+            let cause = e.to_string();
+            let cause = cause.lines().next().unwrap_or_default();
+            BadInput::on_line(file, line as usize, format!("not YAML: {cause}"))
         })?;
         let map = doc.as_object().ok_or_else(|| {
-            format!("{file}:1: expected a mapping with a `server:` list of `scenario` or `scenario:check-id` entries")
+            BadInput::on_line(file, 1, "expected a mapping with a `server:` list of `scenario` or `scenario:check-id` entries")
         })?;
         let mut entries = Vec::new();
         for (key, list) in map {
@@ -103,10 +104,9 @@ impl Baseline {
     }
 
     /// Reads a baseline file.
-    pub fn load(path: &std::path::Path, scenarios: &[String]) -> Result<Baseline, String> {
+    pub fn load(path: &std::path::Path, scenarios: &[String]) -> Result<Baseline, BadInput> {
         let file = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        let text = std::fs::read_to_string(path).map_err(|e| BadInput::unreadable(&file, &e))?;
         Baseline::parse(&text, &file, scenarios)
     }
 
@@ -182,7 +182,7 @@ mod tests {
     #[test]
     fn mistakes_get_targeted_messages() {
         let lib = library();
-        let err = |t: &str| Baseline::parse(t, "b.yaml", &lib).unwrap_err();
+        let err = |t: &str| Baseline::parse(t, "b.yaml", &lib).unwrap_err().to_string();
         assert!(err("servers:\n  - x\n").starts_with("b.yaml:1: unknown key `servers`"));
         assert!(err("server: cancel-terminal\n").contains("must be a list"));
         assert!(err("server:\n  - {a: 1}\n").contains("not a string"));

@@ -5,6 +5,7 @@
 //! notification that came in one run and not in the next): only a verdict that changed, or
 //! a failure, warning, error or untestable that came or went, is a change.
 
+use crate::bad_input::BadInput;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -31,13 +32,11 @@ fn rank(verdict: &str) -> usize {
 }
 
 /// Reads the verdicts of a JSON report; the error names the file.
-pub fn verdicts(text: &str, file: &str) -> Result<Verdicts, String> {
-    let doc: Value = serde_json::from_str(text)
-        .map_err(|e| format!("{file}:{}:{}: {e}", e.line(), e.column()))?;
+pub fn verdicts(text: &str, file: &str) -> Result<Verdicts, BadInput> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| BadInput::json(file, &e, ""))?;
     if doc.get("format").and_then(Value::as_str) != Some("taskcheck-report/1") {
-        return Err(format!(
-            "{file}: not a taskcheck JSON report (no \"format\": \"taskcheck-report/1\")"
-        ));
+        let cause = "not a taskcheck JSON report (no \"format\": \"taskcheck-report/1\")";
+        return Err(BadInput::whole(file, cause));
     }
     let mut out = Verdicts::new();
     let mut keep_worst = |key: String, verdict: &str| match out.get(&key) {
@@ -123,11 +122,9 @@ mod tests {
 
     #[test]
     fn what_is_not_a_report_is_named() {
-        assert!(verdicts("{}", "x.json")
-            .unwrap_err()
-            .starts_with("x.json: not a taskcheck"));
-        assert!(verdicts("{", "x.json")
-            .unwrap_err()
-            .starts_with("x.json:1:"));
+        let e = verdicts("{}", "x.json").unwrap_err();
+        assert!(e.to_string().starts_with("x.json: not a taskcheck"), "{e}");
+        let e = verdicts("{", "x.json").unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("x.json", Some(1)), "{e}");
     }
 }

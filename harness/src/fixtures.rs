@@ -2,6 +2,7 @@
 
 pub mod client;
 
+use crate::bad_input::BadInput;
 use serde_json::{json, Value};
 
 /// One fixture tool.
@@ -155,7 +156,7 @@ pub struct FixtureMap(std::collections::BTreeMap<String, Mapping>);
 
 impl FixtureMap {
     /// Parses a mapping file's text; errors are `file:line:column: cause`.
-    pub fn parse(text: &str, file: &str, roles: &[&str]) -> Result<FixtureMap, String> {
+    pub fn parse(text: &str, file: &str, roles: &[&str]) -> Result<FixtureMap, BadInput> {
         let map = crate::yaml::from_str(text, file)?;
         FixtureMap::checked(map, text, file, roles)
     }
@@ -167,12 +168,17 @@ impl FixtureMap {
         text: &str,
         file: &str,
         roles: &[&str],
-    ) -> Result<FixtureMap, String> {
+    ) -> Result<FixtureMap, BadInput> {
         if let Some(role) = map.keys().find(|r| !roles.contains(&r.as_str())) {
             let line = crate::yaml::line_of_key(text, role);
-            return Err(format!(
-                "{file}:{line}:1: unknown fixture role {role:?} (one of {})",
-                roles.join(", ")
+            return Err(BadInput::at(
+                file,
+                line,
+                1,
+                format!(
+                    "unknown fixture role {role:?} (one of {})",
+                    roles.join(", ")
+                ),
             ));
         }
         Ok(FixtureMap(map))
@@ -184,10 +190,9 @@ impl FixtureMap {
     }
 
     /// Reads a mapping file.
-    pub fn load(path: &std::path::Path, roles: &[&str]) -> Result<FixtureMap, String> {
+    pub fn load(path: &std::path::Path, roles: &[&str]) -> Result<FixtureMap, BadInput> {
         let file = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        let text = std::fs::read_to_string(path).map_err(|e| BadInput::unreadable(&file, &e))?;
         FixtureMap::parse(&text, &file, roles)
     }
 
@@ -335,9 +340,14 @@ mod tests {
             &ROLES,
         )
         .unwrap_err();
-        assert!(e.starts_with("m.yaml:3:1: unknown fixture role"), "{e}");
+        assert_eq!((e.line, e.column), (Some(3), Some(1)), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("m.yaml:3:1: unknown fixture role"),
+            "{e}"
+        );
         let e = FixtureMap::parse("sync_echo:\n  tol: a\n", "m.yaml", &ROLES).unwrap_err();
-        assert!(e.starts_with("m.yaml:2:"), "{e}");
+        assert_eq!((e.file.as_str(), e.line), ("m.yaml", Some(2)), "{e}");
     }
 
     #[test]

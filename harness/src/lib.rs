@@ -1,6 +1,7 @@
 //! taskcheck: conformance harness for the Tasks of the MCP (2025-11-25 and the Tasks extension);
 //! docs/architecture.md draws its layers.
 
+pub mod bad_input;
 pub mod baseline;
 pub mod calibration;
 pub mod design;

@@ -3,6 +3,7 @@
 //! directory (or `--config FILE`); a flag given on the command line wins over the file.
 //! `taskcheck init` writes it.
 
+use crate::bad_input::BadInput;
 use crate::designs::Profile;
 use crate::fixtures::{FixtureMap, Mapping};
 use crate::report::{FailOn, Require};
@@ -67,7 +68,7 @@ struct Written {
 impl Project {
     /// The project file to use: `explicit` (which must exist), else `taskcheck.yaml` in the
     /// working directory if there is one.
-    pub fn find(explicit: Option<&Path>) -> Result<Option<Project>, String> {
+    pub fn find(explicit: Option<&Path>) -> Result<Option<Project>, BadInput> {
         match explicit {
             Some(path) => Project::load(path).map(Some),
             None if Path::new(FILE_NAME).is_file() => Project::load(Path::new(FILE_NAME)).map(Some),
@@ -76,21 +77,20 @@ impl Project {
     }
 
     /// Reads and checks a project file; an error is `file:line:column: cause`.
-    pub fn load(path: &Path) -> Result<Project, String> {
+    pub fn load(path: &Path) -> Result<Project, BadInput> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            .map_err(|e| BadInput::unreadable(&path.display().to_string(), &e))?;
         Project::parse(&text, path)
     }
 
     /// Checks a project file's text, read from `path`.
-    pub fn parse(text: &str, path: &Path) -> Result<Project, String> {
+    pub fn parse(text: &str, path: &Path) -> Result<Project, BadInput> {
         let file = path.display().to_string();
-        let at = |key: &str, cause: String| format!("{file}:{}:1: {cause}", line_of_key(text, key));
+        let at = |key: &str, cause: String| BadInput::at(&file, line_of_key(text, key), 1, cause);
         let written: Written = match text.trim().is_empty() {
             true => {
-                return Err(format!(
-                "{file}:1:1: empty: give the receiver at least (`stdio: COMMAND` or `url: URL`)"
-            ))
+                let cause = "empty: give the receiver at least (`stdio: COMMAND` or `url: URL`)";
+                return Err(BadInput::at(&file, 1, 1, cause));
             }
             false => yaml::from_str(text, &file)?,
         };
@@ -297,7 +297,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Project, String> {
-        Project::parse(text, Path::new("dir/taskcheck.yaml"))
+        Project::parse(text, Path::new("dir/taskcheck.yaml")).map_err(|e| e.to_string())
     }
 
     #[test]

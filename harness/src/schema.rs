@@ -2,6 +2,7 @@
 //! optional full MCP `schema.json` given with `--schema`. Both name their types like the
 //! official schema, so a design's own table pairs each message with the types it must have.
 
+use crate::bad_input::BadInput;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -42,15 +43,16 @@ impl std::fmt::Display for Violation {
 
 impl SchemaSet {
     /// A schema document with `$defs` (draft 2020-12) or `definitions`.
-    pub fn from_document(doc: Value, origin: impl Into<String>) -> Result<SchemaSet, String> {
+    pub fn from_document(doc: Value, origin: impl Into<String>) -> Result<SchemaSet, BadInput> {
         let origin = origin.into();
         if !doc
             .get("$defs")
             .or(doc.get("definitions"))
             .is_some_and(Value::is_object)
         {
-            return Err(format!(
-                "{origin}: not a schema with `$defs` or `definitions`"
+            return Err(BadInput::whole(
+                &origin,
+                "not a schema with `$defs` or `definitions`",
             ));
         }
         Ok(SchemaSet {
@@ -61,22 +63,21 @@ impl SchemaSet {
     }
 
     /// Reads a schema.json file.
-    pub fn load(path: &std::path::Path) -> Result<SchemaSet, String> {
+    pub fn load(path: &std::path::Path) -> Result<SchemaSet, BadInput> {
         let origin = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{origin}: cannot read: {e}"))?;
-        let doc: Value = serde_json::from_str(&text)
-            .map_err(|e| format!("{origin}:{}:{}: not JSON: {e}", e.line(), e.column()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| BadInput::unreadable(&origin, &e))?;
+        let doc: Value =
+            serde_json::from_str(&text).map_err(|e| BadInput::json(&origin, &e, "not JSON: "))?;
         SchemaSet::from_document(doc, origin)
     }
 
     /// Reads schema.json files into one set: the union of their definitions (the extension's
     /// schema beside the core one). A type both define must be defined alike.
-    pub fn load_all(paths: &[std::path::PathBuf]) -> Result<SchemaSet, String> {
+    pub fn load_all(paths: &[std::path::PathBuf]) -> Result<SchemaSet, BadInput> {
         let mut sets = paths.iter().map(|p| SchemaSet::load(p));
         let mut merged = match sets.next() {
             Some(first) => first?,
-            None => return Err("no schema file given".into()),
+            None => return Err(BadInput::whole("--schema", "no schema file given")),
         };
         for set in sets {
             let set = set?;
@@ -88,10 +89,8 @@ impl SchemaSet {
             for (name, def) in set.doc[from].as_object().into_iter().flatten() {
                 match merged.doc[into].get(name) {
                     Some(known) if known != def => {
-                        return Err(format!(
-                            "{} and {} define {name} differently",
-                            merged.origin, set.origin
-                        ))
+                        let cause = format!("defines {name} differently from {}", merged.origin);
+                        return Err(BadInput::whole(&set.origin, cause));
                     }
                     Some(_) => {}
                     None => merged.doc[into][name] = def.clone(),
@@ -248,7 +247,10 @@ mod tests {
         assert!(merged.defines("Ping") && merged.defines("Task"));
         assert_eq!(merged.check("Task", &json!({})).len(), 1);
         let refused = SchemaSet::load_all(&[core, other]).err().unwrap();
-        assert!(refused.contains("define Result differently"), "{refused}");
+        assert!(
+            refused.to_string().contains("defines Result differently"),
+            "{refused}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

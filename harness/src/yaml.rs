@@ -1,14 +1,15 @@
 //! Reading the YAML files people write (fixture maps, `taskcheck.yaml`) with errors that name
 //! the file, line and column.
 
+use crate::bad_input::BadInput;
 use serde::de::DeserializeOwned;
 
 /// Parses `text` (read from `file`); an error is `file:line:column: cause`.
-pub fn from_str<T: DeserializeOwned>(text: &str, file: &str) -> Result<T, String> {
+pub fn from_str<T: DeserializeOwned>(text: &str, file: &str) -> Result<T, BadInput> {
     serde_saphyr::from_str(text).map_err(|e| {
         let (line, column) = e
             .location()
-            .map(|l| (l.line(), l.column()))
+            .map(|l| (l.line() as usize, l.column() as usize))
             .unwrap_or((1, 1));
         let cause = e.to_string();
         let cause = cause.lines().next().unwrap_or_default();
@@ -17,7 +18,7 @@ pub fn from_str<T: DeserializeOwned>(text: &str, file: &str) -> Result<T, String
             .strip_prefix("error: line ")
             .and_then(|rest| rest.split_once(": ").map(|(_, c)| c))
             .unwrap_or(cause);
-        format!("{file}:{line}:{column}: {cause}")
+        BadInput::at(file, line, column, cause)
     })
 }
 

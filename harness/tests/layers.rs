@@ -275,6 +275,7 @@ const LAYERS: [(&str, &[&str]); 5] = [
         "core",
         &[
             "spec",
+            "bad_input",
             "wire",
             "trace",
             "verdict",

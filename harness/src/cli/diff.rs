@@ -23,7 +23,7 @@ pub fn run(args: DiffArgs) -> i32 {
     let read = |path: &PathBuf| {
         let file = path.display().to_string();
         std::fs::read_to_string(path)
-            .map_err(|e| format!("{file}: cannot read: {e}"))
+            .map_err(|e| mcp_taskcheck::bad_input::BadInput::unreadable(&file, &e))
             .and_then(|text| mcp_taskcheck::diff::verdicts(&text, &file))
             .unwrap_or_else(|e| usage_error(e))
     };

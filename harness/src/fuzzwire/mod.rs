@@ -60,11 +60,11 @@ pub struct SavedCase {
 
 impl SavedCase {
     /// Reads a saved case; the error names the file.
-    pub fn load(path: &Path) -> Result<SavedCase, String> {
-        let file = path.display();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
-        serde_json::from_str(&text).map_err(|e| format!("{file}:{}:{}: {e}", e.line(), e.column()))
+    pub fn load(path: &Path) -> Result<SavedCase, crate::bad_input::BadInput> {
+        use crate::bad_input::BadInput;
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| BadInput::unreadable(&file, &e))?;
+        serde_json::from_str(&text).map_err(|e| BadInput::json(&file, &e, ""))
     }
 }
 
