@@ -160,12 +160,16 @@ impl<'a> Conduct<'a> {
                 }
             }
         }
-        if matches!(method, "tasks/get" | "tasks/result" | "tasks/cancel") {
+        // tasks/get, tasks/result, tasks/cancel (Task Related Messages) and tasks/list (Related
+        // Task Metadata: "For the tasks/get, tasks/list, and tasks/cancel operations")
+        let names_its_task = matches!(
+            method,
+            "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list"
+        );
+        if names_its_task {
             self.exercise("tasks.meta.requestor-omits", seq);
         }
-        if matches!(method, "tasks/get" | "tasks/result" | "tasks/cancel")
-            && wire::has_related_task(params)
-        {
+        if names_its_task && wire::has_related_task(params) {
             self.broke(
                 "tasks.meta.requestor-omits",
                 format!("{method} sent with related-task _meta"),

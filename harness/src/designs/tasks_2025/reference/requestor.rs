@@ -22,6 +22,7 @@ pub enum Fault {
     ExitsWhileWorking,
     NoResultOnInput,
     MetaInGet,
+    MetaInList,
     AugmentsForbidden,
     TtlAsText,
     TampersCursor,
@@ -40,6 +41,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::ExitsWhileWorking, name: "exits-while-working", rules: &["tasks.poll.requestor-respects-poll-interval"], description: "polls a working task once, then ends at once, neither cancelling nor following it", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::NoResultOnInput, name: "no-result-on-input", rules: &["tasks.input.requestor-calls-result"], description: "keeps polling tasks/get through input_required and never calls tasks/result", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::MetaInGet, name: "meta-in-get", rules: &["tasks.meta.requestor-omits"], description: "sends related-task _meta on tasks/get", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::MetaInList, name: "meta-in-list", rules: &["tasks.meta.requestor-omits"], description: "asks for each tasks/list page after the first with related-task _meta naming a task the last page listed", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::TtlAsText, name: "ttl-as-text", rules: &["tasks.schema.requestor-messages"], description: "asks for a task with `ttl` as a string (\"60000\")", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::TampersCursor, name: "tampers-cursor", rules: &["tasks.list.requestor-opaque-cursor"], description: "sends back each tasks/list cursor with a character added", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::IgnoresGetStream, name: "ignores-get-stream", rules: &["tasks.http.requestor-any-stream"], description: "(HTTP) answers only the elicitations that come on the stream of its tasks/result, none that come on the GET stream, and gives up after 2 s", may_also: &[], follows: &[] },
@@ -74,11 +76,15 @@ pub async fn run(
 /// Walks tasks/list, page by page, with the cursors the receiver gives.
 async fn list(session: &Session, faults: &Faults<Fault, ()>) -> Result<(), String> {
     let mut cursor: Option<Value> = None;
+    let mut listed: Option<Value> = None;
     for _ in 0..100 {
-        let params = match &cursor {
+        let mut params = match &cursor {
             Some(c) => json!({"cursor": c}),
             None => json!({}),
         };
+        if let (true, Some(id)) = (faults.has(Fault::MetaInList), &listed) {
+            params["_meta"][wire::RELATED_TASK] = json!({"taskId": id});
+        }
         let page = session
             .request("tasks/list", params, REFERENCE_WAIT)
             .await
@@ -86,6 +92,7 @@ async fn list(session: &Session, faults: &Faults<Fault, ()>) -> Result<(), Strin
         let Outcome::Result(page) = page.outcome else {
             return Ok(());
         };
+        listed = page.pointer("/tasks/0/taskId").cloned();
         cursor = match page.get("nextCursor").and_then(Value::as_str) {
             Some(c) if faults.has(Fault::TampersCursor) => Some(json!(format!("{c}x"))),
             Some(c) => Some(json!(c)),
