@@ -169,3 +169,171 @@ fn every_keyword_line_of_the_extension_text_has_a_row() {
     );
     assert_eq!(wanted("SEP").len(), 8, "the SEP changed: read it again");
 }
+
+/// One row of docs/testing-clients.md's table of 2025-11-25 requestor statements.
+struct RequestorRow {
+    file: String,
+    line: usize,
+    /// A rule from the schema, its row under the heading of its section.
+    schema: bool,
+    levels: Vec<String>,
+    rules: Vec<String>,
+    judged_by: String,
+}
+
+fn requestor_rows() -> Vec<RequestorRow> {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/testing-clients.md"),
+    )
+    .unwrap();
+    let table = page
+        .split("<!-- requestor-statements -->")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- /requestor-statements -->").next())
+        .expect("docs/testing-clients.md holds the requestor statement table between its markers");
+    table
+        .lines()
+        .filter(|l| l.starts_with('|') && !l.starts_with("|---") && !l.starts_with("| text "))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            assert_eq!(cells.len(), 4, "a row has four cells: {l}");
+            let schema = cells[0].ends_with("*(schema)*");
+            let place = cells[0].trim_end_matches("*(schema)*").trim();
+            let (file, line) = place
+                .split_once(':')
+                .unwrap_or_else(|| panic!("`{place}` is FILE:LINE"));
+            RequestorRow {
+                file: file.to_string(),
+                line: line.parse().unwrap_or_else(|_| panic!("line of {l}")),
+                schema,
+                levels: cells[2].split(", ").map(String::from).collect(),
+                rules: cells[3]
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .filter(|t| t.starts_with("tasks."))
+                    .map(String::from)
+                    .collect(),
+                judged_by: cells[3].to_string(),
+            }
+        })
+        .collect()
+}
+
+/// How binding a level is: MUST and MUST NOT alike, SHOULD and SHOULD NOT alike.
+fn strength(level: &str) -> &'static str {
+    match level.trim_end_matches(" NOT") {
+        "MUST" | "REQUIRED" | "SHALL" => "must",
+        "SHOULD" | "RECOMMENDED" => "should",
+        "MAY" | "OPTIONAL" => "may",
+        other => panic!("no level {other}"),
+    }
+}
+
+#[test]
+fn every_requestor_rule_of_2025_11_25_has_a_row_at_its_level() {
+    let rows = requestor_rows();
+    assert!(rows.len() > 35, "the table lost rows: {}", rows.len());
+    for row in &rows {
+        let place = format!("{}:{}", row.file, row.line);
+        assert!(
+            !row.rules.is_empty() || row.judged_by.starts_with("none"),
+            "{place} names no rule and does not say why: {}",
+            row.judged_by
+        );
+        let levels: BTreeSet<&str> = row.levels.iter().map(|l| strength(l)).collect();
+        for id in &row.rules {
+            let rule = spec::rule(id).unwrap_or_else(|| panic!("{place} names unknown rule {id}"));
+            assert_eq!(
+                rule.actor,
+                Actor::Requestor,
+                "{place}: {id} judges receivers"
+            );
+            assert_eq!(
+                rule.catalogue, "2025-11-25",
+                "{place}: {id} is not 2025-11-25's"
+            );
+            assert!(
+                levels.contains(strength(rule.level.as_str())),
+                "{place}: {id} is a {} rule, the statement is {:?}",
+                rule.level.as_str(),
+                row.levels
+            );
+        }
+    }
+    let named: BTreeSet<String> = rows.into_iter().flat_map(|r| r.rules).collect();
+    let missing: Vec<&str> = spec::catalogue()
+        .iter()
+        .filter(|r| r.catalogue == "2025-11-25" && r.actor == Actor::Requestor)
+        .map(|r| r.id.as_str())
+        .filter(|id| !named.contains(*id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "requestor rules with no row: {missing:?}"
+    );
+}
+
+/// Whether a keyword line of tasks.mdx speaks of requestors: of requestors, clients, the peer,
+/// every implementation, or every message of a task.
+fn speaks_of_requestors(line: &str) -> bool {
+    let line = line.to_lowercase();
+    [
+        "requestor",
+        "client",
+        "peer",
+        "implementations",
+        "all requests",
+    ]
+    .iter()
+    .any(|w| line.contains(w))
+}
+
+#[test]
+#[cfg_attr(
+    not(spec_texts),
+    ignore = "needs the MCP spec texts: put shared/ beside the checkout or set TASKCHECK_SPEC_DIR"
+)]
+fn every_requestor_line_of_the_2025_11_25_texts_has_a_row() {
+    let dir = Path::new(env!("TASKCHECK_SPEC_DIR")).join("2025-11-25");
+    let text = |file: &str| std::fs::read_to_string(dir.join(file)).unwrap();
+    let rows = requestor_rows();
+    for row in &rows {
+        let file = text(&row.file);
+        if row.schema {
+            let heading = file.lines().nth(row.line - 1).unwrap_or_default();
+            assert!(
+                heading.starts_with("## "),
+                "{}:{} is no heading",
+                row.file,
+                row.line
+            );
+            continue;
+        }
+        let keyword_lines: BTreeSet<usize> =
+            keyword_lines(&file).into_iter().map(|(n, _)| n).collect();
+        assert!(
+            keyword_lines.contains(&row.line),
+            "{}:{} holds no requirement keyword: read it again",
+            row.file,
+            row.line
+        );
+    }
+    let tasks = text("tasks.mdx");
+    let wanted: BTreeSet<usize> = keyword_lines(&tasks)
+        .into_iter()
+        .filter(|(_, l)| speaks_of_requestors(l))
+        .map(|(n, _)| n)
+        .collect();
+    let listed: BTreeSet<usize> = rows
+        .iter()
+        .filter(|r| r.file == "tasks.mdx" && !r.schema)
+        .map(|r| r.line)
+        .collect();
+    let unlisted: Vec<_> = wanted.difference(&listed).collect();
+    let stale: Vec<_> = listed.difference(&wanted).collect();
+    assert!(
+        unlisted.is_empty() && stale.is_empty(),
+        "tasks.mdx: requestor lines with no row {unlisted:?}; rows on no such line {stale:?}"
+    );
+}
