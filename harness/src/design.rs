@@ -337,12 +337,16 @@ pub enum ClientServer {
 pub trait ReferenceRequestor: Sync + Send + 'static {
     /// Its faults.
     fn faults(&self) -> Vec<FaultEntry>;
-    /// Starts the server (`command`, for /bin/sh) and does what `ask` says.
+    /// `--list-variants`: its legal variants, one line each.
+    fn variant_list(&self) -> String;
+    /// Starts the server (`command`, for /bin/sh) and does what `ask` says, with the faults
+    /// and legal variants these names say.
     fn run(
         &self,
         command: String,
         ask: crate::scenario::Ask,
         faults: Vec<String>,
+        variants: Vec<String>,
     ) -> BoxFuture<'static, Result<(), NotServed>>;
 }
 

@@ -1,12 +1,12 @@
 //! `taskcheck requestor`: each design's reference requestor passes every requestor scenario,
-//! each of its faults fails exactly its rules, and a client that never starts its server is a
-//! harness error that says why.
+//! and so does each of its legal variants, each of its faults fails exactly its rules, and a
+//! client that never starts its server is a harness error that says why.
 
 mod common;
 
 use common::*;
 use mcp_taskcheck::designs::ext_tasks::reference::requestor as ext;
-use mcp_taskcheck::designs::tasks_2025::reference::requestor::{Fault, FAULTS};
+use mcp_taskcheck::designs::tasks_2025::reference::requestor::{Fault, FAULTS, VARIANTS};
 
 /// Runs `taskcheck requestor` against the reference requestor with `faults`.
 fn requestor(faults: &[&str], extra: &[&str], tag: &str) -> (i32, String, serde_json::Value) {
@@ -46,6 +46,43 @@ fn the_reference_requestor_passes_every_requestor_scenario() {
             "{rule}\n{out}"
         );
     }
+}
+
+#[test]
+fn every_legal_variant_of_either_reference_requestor_passes_over_stdio_and_http() {
+    let mut runs = Vec::new();
+    for (profile, names) in [
+        (
+            "2025-11-25",
+            VARIANTS.iter().map(|v| v.name).collect::<Vec<_>>(),
+        ),
+        ("ext-tasks", ext::VARIANTS.iter().map(|v| v.name).collect()),
+    ] {
+        for name in names {
+            for http in [false, true] {
+                runs.push((profile, name, http));
+            }
+        }
+    }
+    assert!(runs.len() >= 14, "{runs:?}");
+    let problems = in_parallel(&runs, 3, |(profile, variant, http)| {
+        let command = format!("{BIN} reference-requestor --profile {profile} --variant {variant}");
+        let mut extra = vec!["--profile", profile];
+        if *http {
+            extra.push("--http");
+        }
+        let tag = format!("requestor-variant-{profile}-{variant}-{http}");
+        let (code, out, doc) = judge(&["requestor", "--command", &command], &extra, &tag);
+        let accused = rules_with(&doc, &["fail", "warn", "error", "consequence"]);
+        let passed = rules_with(&doc, &["pass"]);
+        match (code, accused.is_empty(), passed.len() >= 7) {
+            (0, true, true) => Vec::new(),
+            _ => vec![format!(
+                "{profile} variant {variant} (http: {http}) exit {code}, accused {accused:?}\n{out}"
+            )],
+        }
+    });
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
 #[test]

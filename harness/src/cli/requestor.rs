@@ -84,6 +84,12 @@ pub struct ReferenceRequestorArgs {
     /// List the faults and the rule each breaks.
     #[arg(long)]
     pub list_faults: bool,
+    /// Behave in a legal way that differs from the defaults (repeatable); see --list-variants.
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variants: Vec<String>,
+    /// List the legal variants.
+    #[arg(long)]
+    pub list_variants: bool,
     /// The design of Tasks it speaks.
     #[arg(long, value_name = "NAME", value_parser = super::parse_profile, default_value = "2025-11-25")]
     pub profile: Profile,
@@ -108,6 +114,10 @@ pub async fn reference_requestor(args: ReferenceRequestorArgs) -> i32 {
         print!("{}", list_of(requestor.faults().iter()));
         return exit::CONFORMANT;
     }
+    if args.list_variants {
+        print!("{}", requestor.variant_list());
+        return exit::CONFORMANT;
+    }
     if args.server.is_empty() {
         usage_error("give the stdio server command after the options");
     }
@@ -123,7 +133,10 @@ pub async fn reference_requestor(args: ReferenceRequestorArgs) -> i32 {
             .collect::<Vec<_>>()
             .join(" "),
     };
-    match requestor.run(command, ask, args.faults).await {
+    match requestor
+        .run(command, ask, args.faults, args.variants)
+        .await
+    {
         Ok(()) => exit::CONFORMANT,
         Err(NotServed::Usage(e)) => usage_error(e),
         Err(NotServed::Failed(e)) => {

@@ -3,7 +3,8 @@
 //! and which tasks it left while they worked. Each design says where its Tasks show
 //! ([`Shape`]) and which of its rules each finding breaks. A poll the receiver refused (an
 //! error answer) is the receiver's doing: it is neither too fast nor the last poll before a
-//! requestor stopped.
+//! requestor stopped. A task once settled (shown ended, its outcome fetched, or cancelled) is
+//! no longer polled for: reading it again is not polling too fast.
 
 use crate::reference::record;
 use crate::trace::{Direction, Entry};
@@ -184,6 +185,7 @@ impl Polls {
         }
         self.first_poll.get_or_insert(e.seq);
         let too_fast = match (task.last_poll, task.interval) {
+            _ if task.settled => None,
             (Some(at), Some(interval)) => {
                 let gap = e.t_ms.saturating_sub(at);
                 ((gap as f64) < interval as f64 * POLL_SHARE).then(|| {
@@ -368,6 +370,33 @@ mod tests {
         assert_eq!(after.too_fast, None);
         let close = conversation(&[(1000, false), (1100, true), (1500, false)]);
         assert!(close.too_fast.is_some());
+    }
+    #[test]
+    fn a_task_read_again_once_it_ended_is_not_polled_too_fast() {
+        let mut ended = entries(&[(1000, false)]);
+        let end = ended.pop().expect("the conversation's end");
+        let done = json!({"taskId": "t", "status": "cancelled", "pollInterval": 1000});
+        let get = |id: u64| json!({"jsonrpc": "2.0", "id": id, "method": "tasks/get", "params": {"taskId": "t"}});
+        ended.push(Entry::of(5, Direction::Out, 1100, get(7)));
+        ended.push(Entry::of(
+            6,
+            Direction::In,
+            1100,
+            json!({"jsonrpc": "2.0", "id": 7, "result": done}),
+        ));
+        ended.push(Entry::of(7, Direction::Out, 1150, get(8)));
+        ended.push(Entry::of(
+            8,
+            Direction::In,
+            1150,
+            json!({"jsonrpc": "2.0", "id": 8, "result": done}),
+        ));
+        ended.push(end);
+        let polls = Polls::watch(&ended, &SHAPE);
+        // the poll at 1100 ms came 100 ms after the one before, while the task worked
+        let (what, seq) = polls.too_fast.expect("too fast while working");
+        assert_eq!(seq, 5, "{what}");
+        assert_eq!(polls.too_soon.len(), 1, "{:?}", polls.too_soon);
     }
     #[test]
     fn a_task_answered_and_then_left_was_left_though_it_last_showed_input_required() {

@@ -286,16 +286,24 @@ impl ReferenceRequestor for Requestor {
             .collect()
     }
 
+    fn variant_list(&self) -> String {
+        crate::reference::variants::list_of(reference::requestor::VARIANTS)
+    }
+
     fn run(
         &self,
         command: String,
         ask: crate::scenario::Ask,
         names: Vec<String>,
+        variants: Vec<String>,
     ) -> BoxFuture<'static, Result<(), NotServed>> {
         async move {
             let list: Vec<_> = reference::requestor::FAULTS.iter().collect();
             let command_name = "reference-requestor --profile ext-tasks";
-            let faults = crate::reference::faults::Faults::named(&names, &list, command_name)
+            let mut faults = crate::reference::faults::Faults::named(&names, &list, command_name)
+                .map_err(NotServed::Usage)?;
+            let known = reference::requestor::VARIANTS;
+            faults.variants = crate::reference::variants::named(&variants, known, command_name)
                 .map_err(NotServed::Usage)?;
             let session = crate::design::requestor_session(command).await?;
             open(&session, ExtTasks.default_client_capabilities())

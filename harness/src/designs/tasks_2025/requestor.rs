@@ -99,7 +99,10 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
         let what = format!("task {id:?} showed input_required and the requestor called tasks/result for it only after it had ended, not preemptively");
         (what, seq)
     });
-    match (never.or(late), polls.first_input_required()) {
+    let asked = polls
+        .first_input_required()
+        .or(waited_through_input(entries));
+    match (never.or(late), asked) {
         (Some((what, seq)), _) => {
             checks.push(Check::judged(RESULT_ON_INPUT, false, what, vec![seq]))
         }
@@ -115,6 +118,35 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
     checks.extend(cancelled_how(entries));
     checks.extend(version_headers(entries));
     checks
+}
+
+/// A requestor that never polled a task through `input_required` but waited on its tasks/result
+/// from before the receiver asked for the task's input had called it preemptively: the first
+/// request of the receiver naming a task the requestor had already sent tasks/result for. (An
+/// ask naming a task counts only this way: a requestor that saw no `input_required` is not
+/// accused of missing it.)
+fn waited_through_input(entries: &[Entry]) -> Option<u64> {
+    let mut waiting: HashSet<String> = HashSet::new();
+    for e in entries {
+        let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+            continue;
+        };
+        match (e.dir, msg) {
+            (Direction::Out, MessageRef::Request { method, params, .. })
+                if method == "tasks/result" =>
+            {
+                waiting.extend(params.get("taskId").map(wire::id_text));
+            }
+            (Direction::In, MessageRef::Request { params, .. }) => {
+                let named = wire::related_task_value(params);
+                if named.is_some_and(|t| waiting.contains(&wire::id_text(t))) {
+                    return Some(e.seq);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Over HTTP (a recording with the headers of each POST): the first message POSTed after the

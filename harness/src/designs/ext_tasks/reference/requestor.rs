@@ -6,6 +6,7 @@
 //! not followed); each fault breaks one requestor rule.
 
 use crate::reference::faults::{FaultInfo, Faults};
+use crate::reference::variants::VariantInfo;
 use crate::requestor::{wait_to_poll, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT};
 use crate::scenario::Ask;
 use crate::session::Session;
@@ -49,12 +50,52 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["ext-tasks.cancel.no-notifications-cancelled"], description: "cancels with notifications/cancelled for the request that created the task, then tasks/cancel", may_also: &[], follows: &[] },
 ];
 
+/// One legal way of the extension's reference requestor that differs from its default; each
+/// must pass every requestor scenario, so no requestor rule accuses a reading the text allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    OneKeyPerUpdate,
+    Declines,
+    VendorMeta,
+}
+
+/// Every legal variant of the extension's reference requestor.
+pub const VARIANTS: &[VariantInfo<Variant>] = &[
+    VariantInfo {
+        variant: Variant::OneKeyPerUpdate,
+        name: "one-key-per-update",
+        description: "answers a task's input requests one key per tasks/update, polling in between",
+    },
+    VariantInfo {
+        variant: Variant::Declines,
+        name: "declines",
+        description: "declines every elicitation",
+    },
+    VariantInfo {
+        variant: Variant::VendorMeta,
+        name: "vendor-meta",
+        description: "puts a vendor key of its own in the _meta of every request",
+    },
+];
+
+/// `params` as sent: with the `vendor-meta` variant, a vendor `_meta` key added.
+fn sent(mut params: Value, faults: &Faults<Fault, Variant>) -> Value {
+    if faults.is(Variant::VendorMeta) {
+        params["_meta"]["com.example/trace"] = json!("taskcheck-reference");
+    }
+    params
+}
+
 /// Does what `ask` asks (`list_tools`, `tool`, `arguments`, `cancel_after_ms`) on an opened
 /// conversation.
-pub async fn run(session: &Session, ask: &Ask, faults: &Faults<Fault, ()>) -> Result<(), String> {
+pub async fn run(
+    session: &Session,
+    ask: &Ask,
+    faults: &Faults<Fault, Variant>,
+) -> Result<(), String> {
     if ask.list_tools {
         let listed = session
-            .request("tools/list", json!({}), REFERENCE_WAIT)
+            .request("tools/list", sent(json!({}), faults), REFERENCE_WAIT)
             .await
             .map_err(|e| format!("tools/list: {e}"))?;
         // a task for tools/list, which supports none, is an invalid response: not followed
@@ -64,7 +105,7 @@ pub async fn run(session: &Session, ask: &Ask, faults: &Faults<Fault, ()>) -> Re
             }
         }
     }
-    let params = ask.call_params();
+    let params = sent(ask.call_params(), faults);
     let answer = session
         .request("tools/call", params, REFERENCE_WAIT)
         .await
@@ -99,7 +140,7 @@ async fn follow(
     id: &Value,
     request_id: Option<Value>,
     ask: &Ask,
-    faults: &Faults<Fault, ()>,
+    faults: &Faults<Fault, Variant>,
 ) -> Result<(), String> {
     let created = Instant::now();
     let cancel_after = ask.cancel_after_ms.map(Duration::from_millis);
@@ -111,8 +152,9 @@ async fn follow(
                     .notify("notifications/cancelled", json!({"requestId": rid}))
                     .await;
             }
+            let cancel = sent(json!({"taskId": id}), faults);
             let _ = session
-                .request("tasks/cancel", json!({"taskId": id}), REFERENCE_WAIT)
+                .request("tasks/cancel", cancel, REFERENCE_WAIT)
                 .await;
             return Ok(());
         }
@@ -122,7 +164,7 @@ async fn follow(
                 (REFERENCE_WAIT * 3).as_secs()
             ));
         }
-        let get = json!({"taskId": id});
+        let get = sent(json!({"taskId": id}), faults);
         let left_out = match (faults.has(Fault::NoMcpName), faults.has(Fault::NoMcpMethod)) {
             (true, _) => Some("Mcp-Name"),
             (_, true) => Some("Mcp-Method"),
@@ -183,7 +225,7 @@ async fn update(
     id: &Value,
     task: &Value,
     answered: &mut BTreeSet<String>,
-    faults: &Faults<Fault, ()>,
+    faults: &Faults<Fault, Variant>,
 ) -> Result<bool, String> {
     let mut responses = Map::new();
     for (key, request) in task
@@ -197,12 +239,19 @@ async fn update(
             continue;
         }
         let response = match request.get("method").and_then(Value::as_str) {
+            Some("elicitation/create") if faults.is(Variant::Declines) => {
+                json!({"action": "decline"})
+            }
             Some("elicitation/create") => {
                 json!({"action": "accept", "content": {"name": "taskcheck"}})
             }
             _ => json!({}),
         };
         responses.insert(key.clone(), response);
+        // the rest waits for the next poll
+        if faults.is(Variant::OneKeyPerUpdate) {
+            break;
+        }
     }
     if faults.has(Fault::InventsKey) {
         responses.insert("taskcheck-invented".into(), json!({"action": "decline"}));
@@ -210,13 +259,15 @@ async fn update(
     if responses.is_empty() {
         return Ok(false);
     }
-    let sent = json!({"taskId": id, "inputResponses": responses});
+    let update = sent(json!({"taskId": id, "inputResponses": responses}), faults);
     session
-        .request("tasks/update", sent.clone(), REFERENCE_WAIT)
+        .request("tasks/update", update.clone(), REFERENCE_WAIT)
         .await
         .map_err(|e| format!("tasks/update: {e}"))?;
     if faults.has(Fault::AnswersTwice) {
-        let _ = session.request("tasks/update", sent, REFERENCE_WAIT).await;
+        let _ = session
+            .request("tasks/update", update, REFERENCE_WAIT)
+            .await;
     }
     Ok(true)
 }

@@ -6,6 +6,7 @@
 
 use crate::monitor::has_capability;
 use crate::reference::faults::{FaultInfo, Faults};
+use crate::reference::variants::VariantInfo;
 use crate::requestor::{wait_to_poll, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT};
 use crate::scenario::Ask;
 use crate::session::{Inbound, Inbox, Session};
@@ -53,13 +54,39 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::AugmentsForbidden, name: "augments-forbidden", rules: &["tasks.tool.requestor-respects-task-support"], description: "calls a tool as a task although its taskSupport forbids it", may_also: &[], follows: &[] },
 ];
 
+/// One legal way of the reference requestor that differs from its default; each must pass
+/// every requestor scenario, so no requestor rule accuses a reading the spec allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    ResultAtOnce,
+    ReadsCancelled,
+    Declines,
+    VendorMeta,
+}
+
+/// Every legal variant of the reference requestor.
+pub const VARIANTS: &[VariantInfo<Variant>] = &[
+    VariantInfo { variant: Variant::ResultAtOnce, name: "result-at-once", description: "calls tasks/result as soon as a task is created and waits on it, polling never (unless asked to cancel)" },
+    VariantInfo { variant: Variant::ReadsCancelled, name: "reads-cancelled", description: "reads a task with tasks/get right after cancelling it" },
+    VariantInfo { variant: Variant::Declines, name: "declines", description: "declines every elicitation" },
+    VariantInfo { variant: Variant::VendorMeta, name: "vendor-meta", description: "puts a vendor key of its own in the _meta of every request" },
+];
+
+/// `params` as sent: with the `vendor-meta` variant, a vendor `_meta` key added.
+fn sent(mut params: Value, faults: &Faults<Fault, Variant>) -> Value {
+    if faults.is(Variant::VendorMeta) {
+        params["_meta"]["com.example/trace"] = json!("taskcheck-reference");
+    }
+    params
+}
+
 /// Does what `ask` asks (`tool`, `arguments`, `task`, `cancel_after_ms`, `times`, `list`) on an
 /// opened session with a server that declared `capabilities`.
 pub async fn run(
     session: &Session,
     capabilities: &Value,
     ask: &Ask,
-    faults: &Faults<Fault, ()>,
+    faults: &Faults<Fault, Variant>,
 ) -> Result<(), String> {
     // tool-level negotiation: without tasks.requests.tools.call no tool is called as a task
     let declared = has_capability(capabilities, "tasks.requests.tools.call")
@@ -74,7 +101,7 @@ pub async fn run(
 }
 
 /// Walks tasks/list, page by page, with the cursors the receiver gives.
-async fn list(session: &Session, faults: &Faults<Fault, ()>) -> Result<(), String> {
+async fn list(session: &Session, faults: &Faults<Fault, Variant>) -> Result<(), String> {
     let mut cursor: Option<Value> = None;
     let mut listed: Option<Value> = None;
     for _ in 0..100 {
@@ -86,7 +113,7 @@ async fn list(session: &Session, faults: &Faults<Fault, ()>) -> Result<(), Strin
             params["_meta"][wire::RELATED_TASK] = json!({"taskId": id});
         }
         let page = session
-            .request("tasks/list", params, REFERENCE_WAIT)
+            .request("tasks/list", sent(params, faults), REFERENCE_WAIT)
             .await
             .map_err(|e| format!("tasks/list: {e}"))?;
         let Outcome::Result(page) = page.outcome else {
@@ -108,11 +135,11 @@ async fn call(
     session: &Session,
     declared: bool,
     ask: &Ask,
-    faults: &Faults<Fault, ()>,
+    faults: &Faults<Fault, Variant>,
 ) -> Result<(), String> {
     let tool = ask.tool.as_str();
     let listed = session
-        .request("tools/list", json!({}), REFERENCE_WAIT)
+        .request("tools/list", sent(json!({}), faults), REFERENCE_WAIT)
         .await
         .map_err(|e| format!("tools/list: {e}"))?;
     let support = match &listed.outcome {
@@ -142,7 +169,7 @@ async fn call(
         };
     }
     let answer = session
-        .request("tools/call", params, REFERENCE_WAIT)
+        .request("tools/call", sent(params, faults), REFERENCE_WAIT)
         .await
         .map_err(|e| format!("tools/call: {e}"))?;
     let task_id = match (&answer.outcome, as_task) {
@@ -165,13 +192,16 @@ async fn follow(
     id: &Value,
     call_id: Option<Value>,
     ask: &Ask,
-    faults: &Faults<Fault, ()>,
+    faults: &Faults<Fault, Variant>,
 ) -> Result<(), String> {
     let created = Instant::now();
     let cancel_after = ask.cancel_after_ms.map(Duration::from_millis);
-    let mut get = json!({"taskId": id});
+    let mut get = sent(json!({"taskId": id}), faults);
     if faults.has(Fault::MetaInGet) {
         get["_meta"][wire::RELATED_TASK] = json!({"taskId": id});
+    }
+    if faults.is(Variant::ResultAtOnce) && cancel_after.is_none() {
+        return answer_input(session, id, faults).await;
     }
     loop {
         if cancel_after.is_some_and(|c| created.elapsed() >= c) {
@@ -182,9 +212,15 @@ async fn follow(
                 let _ = session.request("ping", json!({}), REFERENCE_WAIT).await;
                 return Ok(());
             }
+            let cancel = sent(json!({"taskId": id}), faults);
             let _ = session
-                .request("tasks/cancel", json!({"taskId": id}), REFERENCE_WAIT)
+                .request("tasks/cancel", cancel, REFERENCE_WAIT)
                 .await;
+            if faults.is(Variant::ReadsCancelled) {
+                let _ = session
+                    .request("tasks/get", get.clone(), REFERENCE_WAIT)
+                    .await;
+            }
             return Ok(());
         }
         if created.elapsed() > REFERENCE_WAIT * 3 {
@@ -226,8 +262,9 @@ async fn follow(
             Some("input_required") if created.elapsed() > GIVES_UP_AFTER => return Ok(()),
             Some("input_required") => {}
             _ => {
+                let result = sent(json!({"taskId": id}), faults);
                 let _ = session
-                    .request("tasks/result", json!({"taskId": id}), REFERENCE_WAIT)
+                    .request("tasks/result", result, REFERENCE_WAIT)
                     .await;
                 return Ok(());
             }
@@ -249,7 +286,7 @@ async fn result_after_end(
     id: &Value,
     get: Value,
     interval: u64,
-    faults: &Faults<Fault, ()>,
+    faults: &Faults<Fault, Variant>,
 ) -> Result<(), String> {
     let started = Instant::now();
     while started.elapsed() < REFERENCE_WAIT * 3 {
@@ -266,8 +303,9 @@ async fn result_after_end(
             Outcome::Error(_) => None,
         };
         if matches!(status, Some("completed" | "failed" | "cancelled")) {
+            let result = sent(json!({"taskId": id}), faults);
             let _ = session
-                .request("tasks/result", json!({"taskId": id}), REFERENCE_WAIT)
+                .request("tasks/result", result, REFERENCE_WAIT)
                 .await;
             return Ok(());
         }
@@ -279,8 +317,11 @@ async fn result_after_end(
 
 /// The answer to an elicitation: accepted, with `answer` filled in, naming the task the
 /// elicitation named (unless the `unrelated-answers` fault leaves that out).
-fn accept(asked: &Inbound, faults: &Faults<Fault, ()>) -> Value {
-    let mut answer = json!({"action": "accept", "content": {"answer": "taskcheck"}});
+fn accept(asked: &Inbound, faults: &Faults<Fault, Variant>) -> Value {
+    let mut answer = match faults.is(Variant::Declines) {
+        true => json!({"action": "decline"}),
+        false => json!({"action": "accept", "content": {"answer": "taskcheck"}}),
+    };
     if !faults.has(Fault::UnrelatedAnswers) {
         wire::name_the_task(&mut answer, &asked.params, wire::RELATED_TASK);
     }
@@ -294,14 +335,15 @@ fn came_on_get(session: &Session, seq: u64) -> bool {
     entry.and_then(|e| e.via.as_deref()) == Some(crate::transport::http::VIA_GET)
 }
 
-/// Calls tasks/result for an `input_required` task and answers each elicitation it sends
-/// (accepting, with `answer` filled in) until the result comes.
+/// Calls tasks/result for an `input_required` task (any task, with `result-at-once`) and
+/// answers each elicitation it sends until the result comes.
 async fn answer_input(
     session: &Session,
     id: &Value,
-    faults: &Faults<Fault, ()>,
+    faults: &Faults<Fault, Variant>,
 ) -> Result<(), String> {
-    let result = session.request("tasks/result", json!({"taskId": id}), REFERENCE_WAIT * 3);
+    let params = sent(json!({"taskId": id}), faults);
+    let result = session.request("tasks/result", params, REFERENCE_WAIT * 3);
     tokio::pin!(result);
     let ignores_get = faults.has(Fault::IgnoresGetStream);
     let gives_up = tokio::time::sleep(if ignores_get {

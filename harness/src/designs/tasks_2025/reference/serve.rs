@@ -95,16 +95,24 @@ impl ReferenceRequestor for Requestor {
         requestor::FAULTS.iter().map(|f| f.entry()).collect()
     }
 
+    fn variant_list(&self) -> String {
+        crate::reference::variants::list_of(requestor::VARIANTS)
+    }
+
     fn run(
         &self,
         command: String,
         ask: crate::scenario::Ask,
         names: Vec<String>,
+        variants: Vec<String>,
     ) -> BoxFuture<'static, Result<(), NotServed>> {
         async move {
             let list: Vec<_> = requestor::FAULTS.iter().collect();
-            let faults =
-                crate::reference::faults::Faults::named(&names, &list, "reference-requestor")
+            let command_name = "reference-requestor";
+            let mut faults = crate::reference::faults::Faults::named(&names, &list, command_name)
+                .map_err(NotServed::Usage)?;
+            faults.variants =
+                crate::reference::variants::named(&variants, requestor::VARIANTS, command_name)
                     .map_err(NotServed::Usage)?;
             let session = crate::design::requestor_session(command).await?;
             let server = crate::designs::tasks_2025::handshake::initialize(
