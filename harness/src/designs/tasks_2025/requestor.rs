@@ -132,9 +132,14 @@ fn waited_through_input(entries: &[Entry]) -> Option<u64> {
             continue;
         };
         match (e.dir, msg) {
-            (Direction::Out, MessageRef::Request { method, params, .. })
-                if method == "tasks/result" =>
-            {
+            (
+                Direction::Out,
+                MessageRef::Request {
+                    method: "tasks/result",
+                    params,
+                    ..
+                },
+            ) => {
                 waiting.extend(params.get("taskId").map(wire::id_text));
             }
             (Direction::In, MessageRef::Request { params, .. }) => {

@@ -25,6 +25,7 @@ pub enum Fault {
     NoUpdateOnInput,
     InventsKey,
     AnswersTwice,
+    ReanswersShown,
     CancelsByNotification,
     AssumesTask,
     IgnoresTask,
@@ -42,6 +43,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::NoUpdateOnInput, name: "no-update-on-input", rules: &["ext-tasks.requestor.fulfils-input"], description: "keeps polling an input_required task and never sends tasks/update", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::InventsKey, name: "invents-key", rules: &["ext-tasks.requestor.keys-outstanding"], description: "answers input under a key of its own besides the task's", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AnswersTwice, name: "answers-twice", rules: &["ext-tasks.requestor.answers-once"], description: "answers each input request a second time, in a second tasks/update", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::ReanswersShown, name: "reanswers-shown", rules: &["ext-tasks.requestor.answers-once"], description: "answers every input request a poll shows, keeping no track of those it answered (a server that applies answers late shows them again)", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AssumesTask, name: "assumes-task", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with its result for a task, and polls it", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::IgnoresTask, name: "ignores-task", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with a CreateTaskResult for no answer, and ends without polling the task", may_also: &[], follows: &["ext-tasks.requestor.polls-until-terminal"] },
     FaultInfo { fault: Fault::NoMcpName, name: "no-mcp-name", rules: &["ext-tasks.http.mcp-name"], description: "(HTTP) polls with tasks/get sent without the Mcp-Name header", may_also: &[], follows: &[] },
@@ -234,7 +236,7 @@ async fn update(
         .into_iter()
         .flatten()
     {
-        let again = faults.has(Fault::AnswersTwice);
+        let again = faults.has(Fault::AnswersTwice) || faults.has(Fault::ReanswersShown);
         if !answered.insert(key.clone()) && !again {
             continue;
         }
