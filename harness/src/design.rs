@@ -185,8 +185,9 @@ pub trait Design: Sync + Send + 'static {
     }
 
     /// Judges a requestor by its recorded conversation with the reference receiver (the
-    /// requestor's messages `out`): a check per requestor rule its messages exercised.
-    fn judge_requestor(&self, _entries: &[Entry]) -> Vec<Check> {
+    /// requestor's messages `out`), given what it was asked to do: a check per requestor rule
+    /// its messages exercised.
+    fn judge_requestor(&self, _entries: &[Entry], _ask: &crate::scenario::Ask) -> Vec<Check> {
         Vec::new()
     }
 

@@ -186,7 +186,7 @@ async fn run_one(settings: &Settings, s: &RequestorScenario) -> ScenarioRun {
             return run;
         }
     };
-    run.checks = s.profile.judge_requestor(&entries);
+    run.checks = s.profile.judge_requestor(&entries, &s.ask);
     // a consequence's root is a failure of this scenario
     for root in run.checks.iter_mut().filter_map(|c| c.root.as_mut()) {
         if root.scenario.is_empty() {

@@ -85,8 +85,12 @@ impl Design for ExtTasks {
         requestor::REQUESTOR_RULES.to_vec()
     }
 
-    fn judge_requestor(&self, entries: &[Entry]) -> Vec<crate::verdict::Check> {
-        requestor::judge(entries)
+    fn judge_requestor(
+        &self,
+        entries: &[Entry],
+        ask: &crate::scenario::Ask,
+    ) -> Vec<crate::verdict::Check> {
+        requestor::judge(entries, ask)
     }
 
     fn fixture_contract(&self) -> String {

@@ -3,6 +3,7 @@
 //! with tasks/update, and cancels.
 
 use crate::requestor::polls::{Polls, Shape, POLL_SHARE};
+use crate::scenario::Ask;
 use crate::trace::{Direction, Entry};
 use crate::transport::routing::{self, METHOD_HEADER, NAME_HEADER};
 use crate::verdict::{Check, Root};
@@ -52,8 +53,8 @@ fn task_of(method: &str, _params: &Value, result: &Value) -> Option<Value> {
     (method == "tasks/get" || created && method == "tools/call").then(|| result.clone())
 }
 
-/// Judges a client by a recorded conversation (its messages `out`).
-pub fn judge(entries: &[Entry]) -> Vec<Check> {
+/// Judges a client by a recorded conversation (its messages `out`), given what it was asked.
+pub fn judge(entries: &[Entry], ask: &Ask) -> Vec<Check> {
     let polls = Polls::watch(entries, &SHAPE);
     let mut checks = Vec::new();
     let mut judge =
@@ -130,7 +131,7 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
     let unfollowed = unfollowed.map(|(_, what, seq)| (what, seq));
     judge(
         BOTH_SHAPES,
-        followed.or(unfollowed),
+        followed.or(resent_after_result(entries, ask)).or(unfollowed),
         plain.or(created),
         "took a tools/call answered with its result as the answer, and one answered with a task as a task",
     );
@@ -309,6 +310,43 @@ fn phantom_tasks(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
         }
     }
     (None, plain)
+}
+
+/// A tools/call sent again after one was answered with its result, by a client asked to make
+/// one call (taking that result for no answer): what, and where. An InputRequiredResult is no
+/// result: the call is retried with the input it asked for.
+fn resent_after_result(entries: &[Entry], ask: &Ask) -> Option<(String, u64)> {
+    if ask.calls() != 1 {
+        return None;
+    }
+    let mut calls = BTreeSet::new();
+    let mut answered = false;
+    for e in entries {
+        let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+            continue;
+        };
+        match (e.dir, msg) {
+            (Direction::Out, MessageRef::Request { id, method, .. }) if method == "tools/call" => {
+                if answered {
+                    let what = "sent its tools/call again after it was answered with its result, taking the result for no answer";
+                    return Some((what.to_string(), e.seq));
+                }
+                calls.insert(id.to_string());
+            }
+            (
+                Direction::In,
+                MessageRef::Response {
+                    id,
+                    outcome: OutcomeRef::Result(r),
+                },
+            ) if calls.contains(&id.to_string()) => {
+                let kind = r.get("resultType").and_then(Value::as_str);
+                answered |= !matches!(kind, Some("task" | "input_required"));
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A task a CreateTaskResult to tools/call handed out that the client never polled, updated

@@ -77,7 +77,11 @@ impl Design for Tasks2025 {
             .collect()
     }
 
-    fn judge_requestor(&self, entries: &[Entry]) -> Vec<crate::verdict::Check> {
+    fn judge_requestor(
+        &self,
+        entries: &[Entry],
+        _ask: &crate::scenario::Ask,
+    ) -> Vec<crate::verdict::Check> {
         requestor::judge(entries)
     }
 

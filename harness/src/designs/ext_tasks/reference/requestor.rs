@@ -28,6 +28,7 @@ pub enum Fault {
     ReanswersShown,
     CancelsByNotification,
     AssumesTask,
+    ResendsResult,
     IgnoresTask,
     NoMcpName,
     NoMcpMethod,
@@ -45,6 +46,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::AnswersTwice, name: "answers-twice", rules: &["ext-tasks.requestor.answers-once"], description: "answers each input request a second time, in a second tasks/update", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::ReanswersShown, name: "reanswers-shown", rules: &["ext-tasks.requestor.answers-once"], description: "answers every input request a poll shows, keeping no track of those it answered (a server that applies answers late shows them again)", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::AssumesTask, name: "assumes-task", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with its result for a task, and polls it", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::ResendsResult, name: "resends-result", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with its result for no answer, and sends the call again", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::IgnoresTask, name: "ignores-task", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with a CreateTaskResult for no answer, and ends without polling the task", may_also: &[], follows: &["ext-tasks.requestor.polls-until-terminal"] },
     FaultInfo { fault: Fault::NoMcpName, name: "no-mcp-name", rules: &["ext-tasks.http.mcp-name"], description: "(HTTP) polls with tasks/get sent without the Mcp-Name header", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::NoMcpMethod, name: "no-mcp-method", rules: &["ext-tasks.http.mcp-name"], description: "(HTTP) polls with tasks/get sent without the Mcp-Method header", may_also: &[], follows: &[] },
@@ -109,7 +111,7 @@ pub async fn run(
     }
     let params = sent(ask.call_params(), faults);
     let answer = session
-        .request("tools/call", params, REFERENCE_WAIT)
+        .request("tools/call", params.clone(), REFERENCE_WAIT)
         .await
         .map_err(|e| format!("tools/call: {e}"))?;
     let request_id = session
@@ -129,6 +131,10 @@ pub async fn run(
             let _ = session
                 .request("tasks/get", json!({"taskId": id}), REFERENCE_WAIT)
                 .await;
+            Ok(())
+        }
+        Outcome::Result(_) if faults.has(Fault::ResendsResult) => {
+            let _ = session.request("tools/call", params, REFERENCE_WAIT).await;
             Ok(())
         }
         // a plain result (or error) is the answer: nothing to follow
