@@ -18,43 +18,78 @@ struct Row {
     judged_by: String,
 }
 
-fn rows() -> Vec<Row> {
-    let page =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ext-tasks.md"))
-            .unwrap();
+/// One row of a statement table: where the statement is, the mark after the place
+/// (`*(prose)*`), and the row's four cells.
+struct TableRow {
+    file: String,
+    line: usize,
+    mark: Option<String>,
+    cells: Vec<String>,
+}
+
+/// The rows of the statement table between `<!-- marker -->` and `<!-- /marker -->` in
+/// `docs/<doc>`.
+fn table(doc: &str, marker: &str) -> Vec<TableRow> {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../docs")
+            .join(doc),
+    )
+    .unwrap();
     let table = page
-        .split("<!-- statements -->")
+        .split(&format!("<!-- {marker} -->"))
         .nth(1)
-        .and_then(|rest| rest.split("<!-- /statements -->").next())
-        .expect("docs/ext-tasks.md holds the statement table between its markers");
+        .and_then(|rest| rest.split(&format!("<!-- /{marker} -->")).next())
+        .unwrap_or_else(|| panic!("docs/{doc} holds the table between its {marker} markers"));
     table
         .lines()
         .filter(|l| l.starts_with('|') && !l.starts_with("|---") && !l.starts_with("| text "))
         .map(|l| {
-            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            let cells: Vec<String> = l
+                .trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect();
             assert_eq!(cells.len(), 4, "a row has four cells: {l}");
-            let prose = cells[0].ends_with("*(prose)*");
-            let place = cells[0].trim_end_matches("*(prose)*").trim();
+            let (place, mark) = match cells[0].split_once(" *(") {
+                Some((place, mark)) => (place, Some(mark.trim_end_matches(")*").to_string())),
+                None => (cells[0].as_str(), None),
+            };
             let (file, line) = place
                 .split_once(':')
                 .unwrap_or_else(|| panic!("`{place}` is FILE:LINE"));
-            assert!(
-                file == "tasks.md" || file == "SEP",
-                "unknown text {file} in {l}"
-            );
-            let rules = cells[3]
-                .split('`')
-                .skip(1)
-                .step_by(2)
-                .map(String::from)
-                .collect::<Vec<_>>();
-            Row {
+            TableRow {
                 file: file.to_string(),
                 line: line.parse().unwrap_or_else(|_| panic!("line of {l}")),
-                prose,
-                of: cells[2].to_string(),
-                rules,
-                judged_by: cells[3].to_string(),
+                mark,
+                cells,
+            }
+        })
+        .collect()
+}
+
+/// The words a cell puts in backticks.
+fn backticked(cell: &str) -> impl Iterator<Item = String> + '_ {
+    cell.split('`').skip(1).step_by(2).map(String::from)
+}
+
+fn rows() -> Vec<Row> {
+    table("ext-tasks.md", "statements")
+        .into_iter()
+        .map(|r| {
+            assert!(
+                r.file == "tasks.md" || r.file == "SEP",
+                "unknown text {} in {:?}",
+                r.file,
+                r.cells
+            );
+            Row {
+                prose: r.mark.as_deref() == Some("prose"),
+                of: r.cells[2].clone(),
+                rules: backticked(&r.cells[3]).collect(),
+                judged_by: r.cells[3].clone(),
+                file: r.file,
+                line: r.line,
             }
         })
         .collect()
@@ -182,40 +217,17 @@ struct RequestorRow {
 }
 
 fn requestor_rows() -> Vec<RequestorRow> {
-    let page = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/testing-clients.md"),
-    )
-    .unwrap();
-    let table = page
-        .split("<!-- requestor-statements -->")
-        .nth(1)
-        .and_then(|rest| rest.split("<!-- /requestor-statements -->").next())
-        .expect("docs/testing-clients.md holds the requestor statement table between its markers");
-    table
-        .lines()
-        .filter(|l| l.starts_with('|') && !l.starts_with("|---") && !l.starts_with("| text "))
-        .map(|l| {
-            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
-            assert_eq!(cells.len(), 4, "a row has four cells: {l}");
-            let schema = cells[0].ends_with("*(schema)*");
-            let place = cells[0].trim_end_matches("*(schema)*").trim();
-            let (file, line) = place
-                .split_once(':')
-                .unwrap_or_else(|| panic!("`{place}` is FILE:LINE"));
-            RequestorRow {
-                file: file.to_string(),
-                line: line.parse().unwrap_or_else(|_| panic!("line of {l}")),
-                schema,
-                levels: cells[2].split(", ").map(String::from).collect(),
-                rules: cells[3]
-                    .split('`')
-                    .skip(1)
-                    .step_by(2)
-                    .filter(|t| t.starts_with("tasks."))
-                    .map(String::from)
-                    .collect(),
-                judged_by: cells[3].to_string(),
-            }
+    table("testing-clients.md", "requestor-statements")
+        .into_iter()
+        .map(|r| RequestorRow {
+            schema: r.mark.as_deref() == Some("schema"),
+            levels: r.cells[2].split(", ").map(String::from).collect(),
+            rules: backticked(&r.cells[3])
+                .filter(|t| t.starts_with("tasks."))
+                .collect(),
+            judged_by: r.cells[3].clone(),
+            file: r.file,
+            line: r.line,
         })
         .collect()
 }

@@ -69,6 +69,15 @@ pub async fn wait_to_poll(
     tokio::time::sleep(left.map_or(pause, |l| l.min(pause))).await;
 }
 
+/// A reference requestor's request params, with (`vendor`, its `vendor-meta` variant) a vendor
+/// key of its own added to their `_meta`, which no rule may mind.
+pub fn with_vendor_meta(mut params: serde_json::Value, vendor: bool) -> serde_json::Value {
+    if vendor {
+        params["_meta"]["com.example/trace"] = serde_json::json!("taskcheck-reference");
+    }
+    params
+}
+
 fn default_deadline() -> u64 {
     20_000
 }

@@ -326,7 +326,14 @@ fn resent_after_result(entries: &[Entry], ask: &Ask) -> Option<(String, u64)> {
             continue;
         };
         match (e.dir, msg) {
-            (Direction::Out, MessageRef::Request { id, method, .. }) if method == "tools/call" => {
+            (
+                Direction::Out,
+                MessageRef::Request {
+                    id,
+                    method: "tools/call",
+                    ..
+                },
+            ) => {
                 if answered {
                     let what = "sent its tools/call again after it was answered with its result, taking the result for no answer";
                     return Some((what.to_string(), e.seq));

@@ -7,7 +7,9 @@
 use crate::monitor::has_capability;
 use crate::reference::faults::{FaultInfo, Faults};
 use crate::reference::variants::VariantInfo;
-use crate::requestor::{wait_to_poll, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT};
+use crate::requestor::{
+    wait_to_poll, with_vendor_meta, GIVES_UP_AFTER, REFERENCE_POLL_MS, REFERENCE_WAIT,
+};
 use crate::scenario::Ask;
 use crate::session::{Inbound, Inbox, Session};
 use crate::transport::routing::VERSION_HEADER;
@@ -73,11 +75,8 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
 ];
 
 /// `params` as sent: with the `vendor-meta` variant, a vendor `_meta` key added.
-fn sent(mut params: Value, faults: &Faults<Fault, Variant>) -> Value {
-    if faults.is(Variant::VendorMeta) {
-        params["_meta"]["com.example/trace"] = json!("taskcheck-reference");
-    }
-    params
+fn sent(params: Value, faults: &Faults<Fault, Variant>) -> Value {
+    with_vendor_meta(params, faults.is(Variant::VendorMeta))
 }
 
 /// Does what `ask` asks (`tool`, `arguments`, `task`, `cancel_after_ms`, `times`, `list`) on an
