@@ -176,8 +176,8 @@ fn over_http_a_requestor_is_judged_on_the_get_stream_and_its_headers_too() {
         assert!(passed.contains(&rule.to_string()), "{rule}\n{out}");
     }
     // the faults only HTTP has, a cancellation sent as a notification on its own POST, an
-    // answer to an elicitation that came on a stream of its own, and a client whose end ends
-    // the recording
+    // answer to an elicitation that came on a stream of its own, a client whose end ends
+    // the recording, and tasks/list's related-task _meta
     let http = [
         Fault::IgnoresGetStream,
         Fault::NoVersionHeader,
@@ -185,6 +185,7 @@ fn over_http_a_requestor_is_judged_on_the_get_stream_and_its_headers_too() {
         Fault::CancelsByNotification,
         Fault::UnrelatedAnswers,
         Fault::ExitsWhileWorking,
+        Fault::MetaInList,
     ];
     let faults: Vec<_> = FAULTS.iter().filter(|f| http.contains(&f.fault)).collect();
     let problems = in_parallel(&faults, 3, |fault| {
@@ -202,11 +203,13 @@ fn over_http_the_extensions_requests_are_judged_on_their_mcp_name_and_method_too
     assert_eq!(code, 0, "{out}");
     assert!(doc["transport"] == "http", "{out}");
     assert_eq!(rules_with(&doc, &["pass"]).len(), 9, "{out}");
-    // and a client whose end ends the recording
+    // a client whose end ends the recording, and the faults of this session's new checks
     let over_http = [
         ext::Fault::NoMcpName,
         ext::Fault::NoMcpMethod,
         ext::Fault::ExitsWhileWorking,
+        ext::Fault::ReanswersShown,
+        ext::Fault::ResendsResult,
     ];
     let faults: Vec<_> = ext::FAULTS
         .iter()
