@@ -428,7 +428,7 @@ fn baseline(name: &str, text: &str) -> &'static str {
 }
 
 #[test]
-fn baselines_have_four_outcomes() {
+fn baselines_have_five_outcomes() {
     let scenarios = [
         "--scenario",
         "cancel-terminal",
@@ -478,6 +478,27 @@ fn baselines_have_four_outcomes() {
     // passes and not listed
     let (code, out, _) = run(&reference(&[]), &scenarios, "bl-pass-unlisted");
     assert_eq!(code, 0, "{out}");
+
+    // warns and listed: under --fail-on must a WARN fails nothing, but the entry is met, not
+    // stale (the rule does not pass)
+    let warned = baseline(
+        "bl-warned",
+        "server:\n  - tool-error-fails:tasks.failed.tool-error\n",
+    );
+    let args = [
+        "--scenario",
+        "tool-error-fails",
+        "--expected-failures",
+        warned,
+    ];
+    let (code, out, doc) = run(
+        &reference(&["tool-error-completes"]),
+        &args,
+        "bl-warn-listed",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("stale baseline"), "{out}");
+    assert_eq!(doc["staleBaseline"], json!([]), "{out}");
 
     // a whole scenario can be listed
     let whole = baseline("bl-whole", "server:\n  - cancel-terminal\n");

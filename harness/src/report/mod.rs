@@ -323,6 +323,24 @@ impl RunReport {
         j
     }
 
+    /// Every (scenario, rule) a check failed or warned on, whatever the failure policy.
+    fn not_met(&self) -> Vec<(String, String)> {
+        let broke = |v: Verdict| matches!(v, Verdict::Fail | Verdict::Warn);
+        let checks = self.scenarios.iter().flat_map(|s| {
+            s.checks
+                .iter()
+                .filter(|c| broke(c.verdict))
+                .map(|c| (s.id.clone(), c.rule.clone()))
+        });
+        let folded = self
+            .folded
+            .failing
+            .iter()
+            .filter(|((_, _, v), _)| broke(*v))
+            .map(|((s, r, _), _)| (s.clone(), r.clone()));
+        checks.chain(folded).collect()
+    }
+
     /// The outcome under a failure policy and an optional baseline of expected failures.
     pub fn outcome(
         &self,
@@ -366,8 +384,9 @@ impl RunReport {
             }
         }
         if let Some(b) = baseline {
-            let pairs: Vec<(String, String)> = failing.iter().map(|(p, _)| p.clone()).collect();
-            outcome.stale = b.stale(&pairs);
+            // an entry is stale only where its rule is met: a WARN under --fail-on must is
+            // not met, though it fails nothing
+            outcome.stale = b.stale(&self.not_met());
         }
         let t = self.totals();
         (outcome.code, outcome.meaning) =
