@@ -478,6 +478,12 @@ fn baselines_have_five_outcomes() {
     // passes and not listed
     let (code, out, _) = run(&reference(&[]), &scenarios, "bl-pass-unlisted");
     assert_eq!(code, 0, "{out}");
+    // and says which report files it wrote
+    let json_report = out
+        .lines()
+        .find_map(|l| l.strip_prefix("taskcheck: wrote "))
+        .unwrap_or_else(|| panic!("names the reports it wrote: {out}"));
+    assert!(json_report.ends_with("bl-pass-unlisted.json"), "{out}");
 
     // warns and listed: under --fail-on must a WARN fails nothing, but the entry is met, not
     // stale (the rule does not pass)

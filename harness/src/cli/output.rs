@@ -50,8 +50,8 @@ pub fn conclude(report: &RunReport, reports: &ReportArgs, harness_error: bool) -
     code
 }
 
-/// Writes every report file requested; returns the outcome's exit code, or the harness's if a
-/// file could not be written.
+/// Writes every report file requested and says which on stderr; returns the outcome's exit
+/// code, or the harness's if a file could not be written.
 pub fn write_reports(
     report: &RunReport,
     outcome: &mcp_taskcheck::report::Outcome,
@@ -67,13 +67,19 @@ pub fn write_reports(
             pretty(report.checks_json(outcome))
         }),
     ];
+    let mut written = Vec::new();
     for (path, render) in outputs {
         if let Some(path) = path {
             if let Err(e) = std::fs::write(path, render()) {
                 eprintln!("taskcheck: cannot write {}: {e}", path.display());
                 return exit::HARNESS;
             }
+            written.push(path.display().to_string());
         }
+    }
+    // on stderr, beside the terminal report that stdout carries (scripts parse it)
+    if !written.is_empty() {
+        eprintln!("taskcheck: wrote {}", written.join(", "));
     }
     outcome.code
 }
