@@ -125,6 +125,28 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
+fn a_mistyped_id_is_refused_before_any_receiver_starts_with_the_id_it_is_closest_to() {
+    // a receiver that would never answer: asking it which design it speaks would take seconds
+    let out = taskcheck(&["run", "--stdio", "sleep 30", "--scenario", "cancel-termnal"]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(!said.contains("speaks"), "no receiver was asked: {said}");
+    assert!(
+        said.contains(r#"no scenario "cancel-termnal"; did you mean "cancel-terminal"?"#),
+        "{said}"
+    );
+    let out = taskcheck(&["explain", "tasks.cancel.termnal-rejected"]);
+    assert!(
+        text(&out).contains(r#"did you mean "tasks.cancel.terminal-rejected"?"#),
+        "{}",
+        text(&out)
+    );
+    // nothing close: no guess
+    let out = taskcheck(&["run", "--stdio", "sleep 30", "--scenario", "zzzz"]);
+    assert!(!text(&out).contains("did you mean"), "{}", text(&out));
+}
+
+#[test]
 fn a_broken_scenario_file_is_named_with_line_and_column() {
     let dir = scenario_dir(
         "broken-scenarios",

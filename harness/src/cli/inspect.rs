@@ -71,7 +71,15 @@ pub fn explain(args: ExplainArgs) -> i32 {
             print!("{}", width::fit(&text, width::stdout_width()));
             exit::CONFORMANT
         }
-        None => usage_error(format!("unknown rule {rule:?} (see `taskcheck list`)")),
+        None => {
+            let known = mcp_taskcheck::spec::catalogue()
+                .iter()
+                .map(|r| r.id.as_str());
+            let near = mcp_taskcheck::scenario::did_you_mean(&rule, known);
+            usage_error(format!(
+                "unknown rule {rule:?}{near} (see `taskcheck list`)"
+            ))
+        }
     }
 }
 

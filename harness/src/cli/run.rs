@@ -1,6 +1,6 @@
 //! `taskcheck run`: the scenarios against a server, and the suite runner `client` shares.
 
-use super::args::{SuiteArgs, TargetArgs};
+use super::args::{LibraryArgs, SuiteArgs, TargetArgs};
 use super::output::{emit, progress};
 use super::target::profile_for;
 use super::{baseline, config, selected_for, timeout_scale, usage_error};
@@ -84,6 +84,12 @@ pub async fn run_suite<C: Connect + 'static>(
     kind: ReceiverKind,
 ) -> i32 {
     let mut library = args.library.clone();
+    // a selection no design's scenarios can meet is refused before any receiver starts
+    let every_design = LibraryArgs {
+        profile: None,
+        ..library.clone()
+    };
+    selected_for(&every_design, &args.select, kind);
     let profile = match kind {
         ReceiverKind::Server => {
             let limits = config(&args.judge).limits;

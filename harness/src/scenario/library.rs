@@ -188,6 +188,17 @@ pub fn is_soak(s: &Scenario) -> bool {
     s.tags.iter().flatten().any(|t| t == SOAK)
 }
 
+/// `; did you mean "…"?` naming the one of `known` closest to a mistyped `name`, if one is
+/// close (a typo or two away); otherwise nothing.
+pub fn did_you_mean<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> String {
+    known
+        .map(|k| (strsim::levenshtein(name, k), k))
+        .filter(|(distance, _)| *distance <= 2.max(name.len() / 8))
+        .min()
+        .map(|(_, k)| format!("; did you mean {k:?}?"))
+        .unwrap_or_default()
+}
+
 /// The scenarios a selection picks: by id (`only`), by a rule they judge, by tag; empty
 /// criteria pick everything but the soaks. A name that picks nothing is an error.
 pub fn select(
@@ -197,10 +208,12 @@ pub fn select(
     tags: &[String],
 ) -> Result<Vec<Scenario>, String> {
     if let Some(id) = only.iter().find(|id| !all.iter().any(|s| &s.id == *id)) {
-        return Err(format!("no scenario {id:?} (see `taskcheck list`)"));
+        let near = did_you_mean(id, all.iter().map(|s| s.id.as_str()));
+        return Err(format!("no scenario {id:?}{near} (see `taskcheck list`)"));
     }
     if let Some(r) = rules.iter().find(|r| spec::rule(r).is_none()) {
-        return Err(format!("no rule {r:?} (see `taskcheck list`)"));
+        let near = did_you_mean(r, spec::catalogue().iter().map(|r| r.id.as_str()));
+        return Err(format!("no rule {r:?}{near} (see `taskcheck list`)"));
     }
     let has_tag = |s: &Scenario, t: &String| s.tags.iter().flatten().any(|x| x == t);
     if let Some(t) = tags.iter().find(|t| !all.iter().any(|s| has_tag(s, t))) {

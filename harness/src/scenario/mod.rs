@@ -9,5 +9,6 @@ pub use ask::Ask;
 pub use document::Scenario;
 pub use format::*;
 pub use library::{
-    builtin, builtin_texts, is_soak, load_dir, parse, print, select, ScenarioError, SOAK,
+    builtin, builtin_texts, did_you_mean, is_soak, load_dir, parse, print, select, ScenarioError,
+    SOAK,
 };
