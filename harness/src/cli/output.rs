@@ -24,8 +24,10 @@ pub fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline
         _ => Detail::Normal,
     };
     let text = report.terminal(&outcome, colour, detail, width::stdout_width());
+    // the files first, so that the exit line stays the last a combined log shows
+    let code = write_reports(report, &outcome, reports);
     print!("{text}");
-    write_reports(report, &outcome, reports)
+    code
 }
 
 /// For a command that prints its own summary (`explore`, `fuzz-wire`): judges its report under
