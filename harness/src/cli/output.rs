@@ -79,8 +79,9 @@ pub fn write_reports(
             written.push(path.display().to_string());
         }
     }
-    // on stderr, beside the terminal report that stdout carries (scripts parse it)
-    if !written.is_empty() {
+    // on stderr, beside the terminal report that stdout carries (scripts parse it); -q keeps
+    // to the verdict
+    if !written.is_empty() && !reports.quiet {
         eprintln!("taskcheck: wrote {}", written.join(", "));
     }
     outcome.code

@@ -372,6 +372,29 @@ mod tests {
         assert!(close.too_fast.is_some());
     }
     #[test]
+    fn a_requestor_with_string_ids_is_judged_as_one_with_numbers() {
+        let with_string_ids = |polls: &[(u64, bool)]| {
+            let renamed: Vec<Entry> = entries(polls)
+                .into_iter()
+                .map(|mut e| {
+                    if let Some(id) = e.message.as_mut().and_then(|m| m.get_mut("id")) {
+                        *id = json!(format!("req-{id}"));
+                    }
+                    e
+                })
+                .collect();
+            Polls::watch(&renamed, &SHAPE)
+        };
+        let fast = with_string_ids(&[(1000, false), (1100, false)]);
+        assert!(fast.too_fast.is_some());
+        let apart = with_string_ids(&[(1000, false), (2000, false)]);
+        assert_eq!(apart.too_fast, None);
+        assert!(with_string_ids(&[(1000, false), (2000, true)])
+            .stopped(&SHAPE)
+            .is_none());
+    }
+
+    #[test]
     fn a_task_read_again_once_it_ended_is_not_polled_too_fast() {
         let mut ended = entries(&[(1000, false)]);
         let end = ended.pop().expect("the conversation's end");
