@@ -48,6 +48,11 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The JSON-RPC message the entry holds, decoded, if it holds a valid one.
+    pub fn decoded(&self) -> Option<crate::wire::MessageRef<'_>> {
+        crate::wire::classify_ref(self.message.as_ref()?).ok()
+    }
+
     /// A message entry of a stdio session (for building traces by hand, as tests do).
     pub fn of(seq: u64, dir: Direction, t_ms: u64, message: Value) -> Entry {
         Entry {

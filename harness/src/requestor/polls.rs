@@ -102,7 +102,7 @@ impl Polls {
             if e.text.as_deref() == Some(record::ENDED) {
                 p.exited = true;
             }
-            let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+            let Some(msg) = e.decoded() else {
                 continue;
             };
             match (e.dir, msg) {

@@ -179,7 +179,7 @@ fn seen(entries: &[Entry]) -> Vec<Seen> {
     let mut methods = HashMap::new();
     let mut out = Vec::new();
     for e in entries {
-        let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+        let Some(msg) = e.decoded() else {
             continue;
         };
         match (e.dir, msg) {
@@ -322,7 +322,7 @@ fn resent_after_result(entries: &[Entry], ask: &Ask) -> Option<(String, u64)> {
     let mut calls = BTreeSet::new();
     let mut answered = false;
     for e in entries {
-        let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+        let Some(msg) = e.decoded() else {
             continue;
         };
         match (e.dir, msg) {
@@ -410,7 +410,7 @@ fn first_of(entries: &[Entry], method: &str) -> Option<u64> {
 fn cancelled_by_notification(entries: &[Entry]) -> Option<(String, u64)> {
     let mut tasked = HashMap::new();
     for e in entries {
-        let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+        let Some(msg) = e.decoded() else {
             continue;
         };
         match (e.dir, msg) {
@@ -462,7 +462,7 @@ impl Keys {
     fn watch(entries: &[Entry]) -> Keys {
         let mut k = Keys::default();
         for e in entries {
-            let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+            let Some(msg) = e.decoded() else {
                 continue;
             };
             match (e.dir, msg) {

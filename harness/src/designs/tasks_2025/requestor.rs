@@ -128,7 +128,7 @@ pub fn judge(entries: &[Entry]) -> Vec<Check> {
 fn waited_through_input(entries: &[Entry]) -> Option<u64> {
     let mut waiting: HashSet<String> = HashSet::new();
     for e in entries {
-        let Some(msg) = e.message.as_ref().and_then(|m| wire::classify_ref(m).ok()) else {
+        let Some(msg) = e.decoded() else {
             continue;
         };
         match (e.dir, msg) {
