@@ -193,18 +193,21 @@ fn the_http_reference_stops_cleanly_on_ctrl_c() {
     );
 }
 
-/// A broken HTTP endpoint (tests/fixtures/bad_http_server.py), killed when dropped.
+/// A broken HTTP endpoint (a Python script of tests/fixtures), killed when dropped.
 struct BadServer(std::process::Child, String);
 
 impl BadServer {
+    /// tests/fixtures/bad_http_server.py, breaking the transport the way `mode` says.
     fn start(mode: &str) -> BadServer {
+        BadServer::script("bad_http_server.py", mode)
+    }
+
+    /// tests/fixtures/`script` with one argument; its URL is the first line it prints.
+    fn script(script: &str, argument: &str) -> BadServer {
         use std::io::BufRead;
-        let script = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/bad_http_server.py"
-        );
+        let script = format!("{}/tests/fixtures/{script}", env!("CARGO_MANIFEST_DIR"));
         let mut child = std::process::Command::new("python3")
-            .args([script, mode])
+            .args([script.as_str(), argument])
             .stdout(std::process::Stdio::piped())
             // it complains when taskcheck hangs up mid-request; that is expected here
             .stderr(std::process::Stdio::null())
@@ -257,6 +260,75 @@ fn broken_http_answers_are_transport_errors_and_an_ended_session_no_verdict() {
         );
         assert_eq!(doc["exitCode"], want, "{mode}: the report was written");
     }
+}
+
+#[test]
+fn a_connection_the_server_closes_as_it_is_reused_is_retried_on_a_fresh_one() {
+    // every kept-alive connection is closed as its second request comes in, unanswered (a
+    // keep-alive that expires as the request goes out): each such request is sent again once
+    let server = HttpReference::start(&["--json-response"]);
+    let proxy = BadServer::script("closing_proxy.py", &server.url);
+    let trace = temp_path("http-keepalive-trace.jsonl");
+    let (code, out, doc) = run_against(
+        &["--url", &proxy.1],
+        &[
+            "--scenario",
+            "create-poll-result",
+            "--scenario",
+            "cancel-working",
+            "--scenario",
+            "unknown-task-id",
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+        "http-keepalive",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        rules_with(&doc, &["fail", "warn", "error", "untestable"]),
+        Vec::<String>::new(),
+        "{out}"
+    );
+    let trace = std::fs::read_to_string(trace).unwrap();
+    assert!(
+        trace.contains("sent again on a fresh connection"),
+        "the trace says what was sent again"
+    );
+}
+
+#[test]
+fn a_server_that_listens_a_moment_after_printing_its_url_is_waited_for() {
+    // the URL of a port nothing listens on yet; the server binds it 1.5 s after printing it
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let late = format!(
+        "echo http://127.0.0.1:{port}/mcp; sleep 1.5; exec {BIN} reference --http 127.0.0.1:{port}"
+    );
+    let (code, out, _) = run_against(
+        &["--url-from", &late],
+        &["--scenario", "create-poll-result"],
+        "url-from-late",
+    );
+    assert_eq!(code, 0, "{out}");
+    // and a --url given before its server is up
+    let late_url = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        std::process::Command::new(BIN)
+            .args(["reference", "--http", &format!("127.0.0.1:{port}")])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    });
+    let (code, out, _) = run_against(
+        &["--url", &format!("http://127.0.0.1:{port}/mcp")],
+        &["--scenario", "create-poll-result"],
+        "url-late",
+    );
+    late_url.join().unwrap().kill().unwrap();
+    assert_eq!(code, 0, "{out}");
 }
 
 #[test]

@@ -26,6 +26,11 @@ const MAX_RESUMES: usize = 5;
 pub const VIA_POST_JSON: &str = "POST application/json";
 pub const VIA_POST_SSE: &str = "POST text/event-stream";
 pub const VIA_GET: &str = "GET text/event-stream";
+/// How long pooled connections stay idle before they are dropped: below the keep-alive of
+/// common servers (5 s), so taskcheck seldom sends on a connection the server is closing.
+const POOL_IDLE: Duration = Duration::from_secs(2);
+/// The pause between two tries of an opening request whose connection was refused.
+const REFUSED_PAUSE: Duration = Duration::from_millis(100);
 /// How often the GET stream is reopened after the receiver closed it.
 const MAX_GET_REOPENS: usize = 20;
 
@@ -39,6 +44,11 @@ pub struct HttpConnector {
     /// Longest message (JSON body or SSE event) accepted, in bytes.
     pub max_message: usize,
     pub client: reqwest::Client,
+    /// A client that keeps no idle connection: a request sent again goes on a fresh one.
+    pub fresh: reqwest::Client,
+    /// How long an opening request whose connection is refused is tried again (a server that
+    /// prints its URL, or was started, a moment before it listens).
+    pub startup: Duration,
 }
 
 impl HttpConnector {
@@ -50,18 +60,28 @@ impl HttpConnector {
         max_message: usize,
         connect_timeout: Duration,
     ) -> Result<HttpConnector, String> {
-        let client = reqwest::Client::builder()
-            .connect_timeout(connect_timeout)
-            .tcp_nodelay(true)
-            .redirect(reqwest::redirect::Policy::limited(5))
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        let builder = || {
+            reqwest::Client::builder()
+                .connect_timeout(connect_timeout)
+                .tcp_nodelay(true)
+                .pool_idle_timeout(POOL_IDLE)
+                .redirect(reqwest::redirect::Policy::limited(5))
+        };
+        let built = |b: reqwest::ClientBuilder| {
+            b.build()
+                .map_err(|e| format!("cannot build the HTTP client: {e}"))
+        };
+        let client = built(builder())?;
+        let fresh = built(builder().pool_max_idle_per_host(0))?;
         Ok(HttpConnector {
             url,
             headers,
             auth,
             max_message,
             client,
+            fresh,
+            // the refusal, not a silence, is what the opening request reports when it ends
+            startup: connect_timeout.saturating_sub(Duration::from_millis(500)),
         })
     }
 }
@@ -89,9 +109,11 @@ fn redact(text: &str) -> String {
 /// What one HTTP session shares between its POSTs and its GET stream.
 struct Shared {
     client: reqwest::Client,
+    fresh: reqwest::Client,
     url: reqwest::Url,
     headers: HeaderMap,
     max: usize,
+    startup: Duration,
     session_id: Mutex<Option<HeaderValue>>,
     events: mpsc::Sender<Incoming>,
     /// Running POST/GET tasks; the POSTs of requests by request id, to drop their streams.
@@ -101,8 +123,17 @@ struct Shared {
 
 impl Shared {
     fn request(&self, method: reqwest::Method, after_init: bool) -> reqwest::RequestBuilder {
-        let mut req = self
-            .client
+        self.request_on(&self.client, method, after_init)
+    }
+
+    /// A request of this session sent with `client`.
+    fn request_on(
+        &self,
+        client: &reqwest::Client,
+        method: reqwest::Method,
+        after_init: bool,
+    ) -> reqwest::RequestBuilder {
+        let mut req = client
             .request(method, self.url.clone())
             .headers(self.headers.clone());
         if let Some(id) = self
@@ -227,9 +258,11 @@ impl Connect for HttpConnector {
         let (out_tx, out_rx) = mpsc::channel::<Outgoing>(64);
         let shared = Arc::new(Shared {
             client: self.client.clone(),
+            fresh: self.fresh.clone(),
             url: self.url.clone(),
             headers,
             max: self.max_message,
+            startup: self.startup,
             session_id: Mutex::new(None),
             events: in_tx,
             tasks: Mutex::default(),
@@ -340,14 +373,37 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
     // a scenario's or a fault's `MCP-Protocol-Version: None` leaves the header out
     let unversioned = matches!(&outgoing, Outgoing::Headed(_, headers)
         if headers.iter().any(|(n, v)| v.is_none() && n.eq_ignore_ascii_case(super::routing::VERSION_HEADER)));
-    let sent = shared
-        .request(reqwest::Method::POST, after_init && !unversioned)
-        .headers(routing)
-        .header(ACCEPT, "application/json, text/event-stream")
-        .header(CONTENT_TYPE, "application/json")
-        .body(outgoing.text())
-        .send()
-        .await;
+    let send = |client: &reqwest::Client| {
+        shared
+            .request_on(client, reqwest::Method::POST, after_init && !unversioned)
+            .headers(routing.clone())
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .body(outgoing.text())
+            .send()
+    };
+    let mut sent = send(&shared.client).await;
+    // a server still starting refuses connections: the opening request tries again
+    let started = std::time::Instant::now();
+    while !after_init
+        && matches!(&sent, Err(e) if e.is_connect())
+        && started.elapsed() + REFUSED_PAUSE < shared.startup
+    {
+        tokio::time::sleep(REFUSED_PAUSE).await;
+        sent = send(&shared.client).await;
+    }
+    // a pooled connection the server closed as the request went out: it never read it
+    if let Err(e) = &sent {
+        if closed_unread(e) {
+            shared
+                .log(format!(
+                    "the server closed the connection {what} went out on ({}): sent again on a fresh connection",
+                    error_chain(e)
+                ))
+                .await;
+            sent = send(&shared.fresh).await;
+        }
+    }
     let response = match sent {
         Ok(r) => r,
         Err(e) => {
@@ -675,6 +731,16 @@ fn one_line(text: &str, limit: usize) -> String {
         &text.split_whitespace().collect::<Vec<_>>().join(" "),
         limit,
     )
+}
+
+/// Whether a request failed because the server closed its (pooled, idle) connection before
+/// answering anything: the connection was reset or ended before a response began.
+fn closed_unread(e: &reqwest::Error) -> bool {
+    let chain = error_chain(e).to_lowercase();
+    !e.is_connect()
+        && !e.is_timeout()
+        && (chain.contains("connection closed before message completed")
+            || chain.contains("connection reset"))
 }
 
 /// An error with its causes ("error sending request: connection refused").
