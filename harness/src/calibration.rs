@@ -41,6 +41,9 @@ impl Observed {
             ("completed", _) => format!("completed after {ms} ms"),
             (status, _) => format!("ended {status} after {ms} ms"),
         };
+        if self.status == "working" && !self.asked.is_empty() {
+            out.push_str(" while its task still read working");
+        }
         if self.is_error == Some(true) {
             out.push_str(" with an `isError` result");
         }

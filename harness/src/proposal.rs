@@ -43,12 +43,12 @@ fn hints(role: &str) -> &'static [&'static str] {
 
 /// How well a tool's name and description say it plays `role`: 0 when they do not. A tool
 /// that declares it runs as a task (taskSupport `required` or `optional`) is some evidence for
-/// the sleep roles, which ask only for work that takes a while and completes (init measures
-/// what it does before it proposes it).
+/// the sleep roles, which ask only for work that takes a while and completes, with progress
+/// for one of them (init watches what it does before it proposes it).
 fn score(tool: &Value, role: &str) -> usize {
     let declared = declared_support(tool);
     let task_tool = matches!(declared, Some("required" | "optional"))
-        && matches!(role, "optional_sleep" | "required_sleep");
+        && matches!(role, "optional_sleep" | "required_sleep" | "progress_sleep");
     let text = |key: &str| {
         tool.get(key)
             .and_then(Value::as_str)
@@ -125,8 +125,18 @@ fn checked_vars() -> crate::matcher::Vars {
 
 /// The arguments a tool takes to play `role`, or why it cannot: fixture arguments where a
 /// property carries one, a sample value for every other required property, all of it valid
-/// against the tool's `inputSchema` (checked with the `jsonschema` crate).
+/// against the tool's `inputSchema` (checked with the `jsonschema` crate). A plain-call role
+/// asks nothing of what a tool does with them, so its tool may take samples alone.
 fn arguments(tool: &Value, role: &str) -> Result<Value, String> {
+    let carrying = arguments_carrying(tool, role, true);
+    match carrying {
+        Err(_) if plain_role(role) => arguments_carrying(tool, role, false).or(carrying),
+        found => found,
+    }
+}
+
+/// The arguments of [`arguments`], fixture arguments carried where a property can when `carry`.
+fn arguments_carrying(tool: &Value, role: &str, carry: bool) -> Result<Value, String> {
     let empty = Map::new();
     let properties = tool
         .pointer("/inputSchema/properties")
@@ -136,7 +146,7 @@ fn arguments(tool: &Value, role: &str) -> Result<Value, String> {
     let mut args = Map::new();
     for (name, schema) in properties {
         let already = |v: &str| args.values().any(|a| a == v);
-        match carried(role, name, schema) {
+        match carried(role, name, schema).filter(|_| carry) {
             Some(v) if !already(v) => {
                 args.insert(name.clone(), json!(v));
             }
@@ -145,9 +155,6 @@ fn arguments(tool: &Value, role: &str) -> Result<Value, String> {
             }
             _ => {}
         }
-    }
-    if matches!(role, "sync_echo" | "forbidden_echo") && !args.values().any(|a| a == "${text}") {
-        return Err("takes no string to echo".into());
     }
     let args = Value::Object(args);
     if let Some(schema) = tool.get("inputSchema").filter(|s| s.is_object()) {
@@ -187,6 +194,22 @@ fn agreement(tool: &Value, wanted: Option<&str>, negotiates: bool) -> usize {
         .count()
 }
 
+/// Whether a role makes plain calls only (the echo roles of the 2025-11-25 contract, whose
+/// scenarios need a tool without task support, whatever it does).
+fn plain_role(role: &str) -> bool {
+    find(role).is_some_and(|f| !allows(f.task_support, true))
+}
+
+/// Whether a tool that declares `declared` may play `role`, where the server negotiates
+/// taskSupport: a task role never goes to a tool that never runs as a task, and a plain-call
+/// role chosen on no words needs a tool without task support.
+fn may_play(declared: Option<&str>, role: &str, words: bool) -> bool {
+    match plain_role(role) {
+        true => words || !allows(declared, true),
+        false => allows(declared, true),
+    }
+}
+
 /// Words in a tool's name that say it may destroy something.
 const DESTRUCTIVE_WORDS: [&str; 9] = [
     "delete", "remove", "drop", "destroy", "purge", "erase", "wipe", "reset", "truncate",
@@ -217,15 +240,24 @@ pub fn unsafe_to_call(tool: &Value) -> Option<String> {
     ))
 }
 
-/// The proposal for every fixture role, given the server's tools, whether it negotiates
-/// `taskSupport` (declares task-augmented `tools/call`), and the tools the user allows
-/// although they may destroy something (`--allow-tool`).
+/// What the server declares that decides which of its tools may play a role.
+#[derive(Debug, Clone, Copy)]
+pub struct Declared {
+    /// It serves tasks under the design tested (a server without them plays no task role).
+    pub tasks: bool,
+    /// It negotiates `taskSupport` (declares task-augmented `tools/call`).
+    pub negotiates: bool,
+}
+
+/// The proposal for every fixture role, given the server's tools, what it declares, and the
+/// tools the user allows although they may destroy something (`--allow-tool`).
 pub fn propose(
     roles: &[&'static str],
     tools: &[Value],
-    negotiates: bool,
+    declared: Declared,
     allowed: &[String],
 ) -> BTreeMap<&'static str, Choice> {
+    let negotiates = declared.negotiates;
     let name = |t: &Value| {
         t.get("name")
             .and_then(Value::as_str)
@@ -240,6 +272,10 @@ pub fn propose(
             // a role of the 2025-11-25 contract has a taskSupport; another design's does not
             // negotiate one
             let wanted = find(role).and_then(|f| f.task_support);
+            if !declared.tasks && !plain_role(role) {
+                let why = "the server declares no Tasks under this design, so no tool of it runs as a task";
+                return (role, Choice::Unplayed(why.into()));
+            }
             if let Some(tool) = tools.iter().find(|t| name(t) == role) {
                 if agreement(tool, wanted, negotiates) > 0 && forbidden(tool).is_none() {
                     return (role, Choice::Itself);
@@ -247,19 +283,27 @@ pub fn propose(
             }
             // best evidence first (a taskSupport that answers every call of the role alike,
             // the role's own taskSupport, then the words); a fixture tool of another role never plays this one
+            // a plain-call role asks only for a tool without task support, words or none
             let mut candidates: Vec<&Value> = tools
                 .iter()
-                .filter(|t| !own(t) && score(t, role) > 0)
+                .filter(|t| {
+                    let plain = plain_role(role)
+                        && (!negotiates || !allows(declared_support(t), true));
+                    !own(t) && (score(t, role) > 0 || plain)
+                })
                 .collect();
             let exact = |t: &Value| {
                 declared_support(t) == wanted
             };
+            let read_only = |t: &Value| t.pointer("/annotations/readOnlyHint") == Some(&json!(true));
             candidates.sort_by_key(|t| {
                 let agrees = agreement(t, wanted, negotiates);
-                std::cmp::Reverse((agrees, exact(t), score(t, role)))
+                std::cmp::Reverse((agrees, exact(t), score(t, role), read_only(t)))
             });
             let mut why = Vec::new();
             for tool in candidates {
+                let support = declared_support(tool);
+                let words = score(tool, role) > 0;
                 let refused = match (forbidden(tool), agreement(tool, wanted, negotiates)) {
                     (Some(danger), _) => Err(format!(
                         "{danger}: `--allow-tool {}` lets taskcheck call it",
@@ -267,8 +311,16 @@ pub fn propose(
                     )),
                     (None, 0) => Err(format!(
                         "declares taskSupport {}, which answers no call of the role as its {} does",
-                        show(declared_support(tool)),
+                        show(support),
                         show(wanted)
+                    )),
+                    (None, _) if negotiates && !may_play(support, role, words) => Err(format!(
+                        "declares taskSupport {}: {}",
+                        show(support),
+                        match plain_role(role) {
+                            true => "it runs as a task, and nothing says it does this",
+                            false => "it never runs as a task",
+                        }
                     )),
                     (None, _) => arguments(tool, role),
                 };
@@ -291,6 +343,7 @@ pub fn propose(
                     let fitting: Vec<String> = tools
                         .iter()
                         .filter(|t| !own(t) && agreement(t, wanted, negotiates) > 0)
+                        .filter(|t| !negotiates || may_play(declared_support(t), role, false))
                         .map(|t| format!("{:?}", name(t)))
                         .collect();
                     let near = match fitting.is_empty() {
@@ -345,6 +398,12 @@ mod tests {
         "elicit_input",
         "progress_sleep",
     ];
+
+    /// A server that serves tasks and negotiates taskSupport.
+    const SERVES: Declared = Declared {
+        tasks: true,
+        negotiates: true,
+    };
 
     fn tool(
         name: &str,
@@ -407,7 +466,7 @@ mod tests {
                 &["env"],
             ),
         ];
-        let p = propose(&ROLES, &tools, true, &[]);
+        let p = propose(&ROLES, &tools, SERVES, &[]);
         assert_eq!(p["optional_sleep"], Choice::Itself);
         let mapped = |role: &str| match &p[role] {
             Choice::Mapped(m) => (m.tool.clone(), m.arguments.clone().unwrap()),
@@ -474,7 +533,7 @@ mod tests {
                 &["text"],
             ),
         ];
-        let p = propose(&ROLES, &tools, true, &[]);
+        let p = propose(&ROLES, &tools, SERVES, &[]);
         let Choice::Mapped(m) = &p["optional_sleep"] else {
             panic!("{:?}", p["optional_sleep"])
         };
@@ -486,12 +545,12 @@ mod tests {
             panic!("{:?}", p["tool_error"])
         };
         assert!(why.contains("near misses"), "{why}");
-        let p = propose(&ROLES, &tools[1..], true, &[]);
+        let p = propose(&ROLES, &tools[1..], SERVES, &[]);
         let Choice::Unplayed(why) = &p["optional_sleep"] else {
             panic!("{:?}", p["optional_sleep"])
         };
         assert!(why.contains("--allow-tool delete_cache"), "{why}");
-        let p = propose(&ROLES, &tools[1..], true, &["delete_cache".to_string()]);
+        let p = propose(&ROLES, &tools[1..], SERVES, &["delete_cache".to_string()]);
         assert!(matches!(&p["optional_sleep"], Choice::Mapped(m) if m.tool == "delete_cache"));
         // arguments the input schema rejects ("taskcheck" is longer than 3) are not sent
         let Choice::Unplayed(why) = &p["sync_echo"] else {
@@ -508,7 +567,10 @@ mod tests {
                 json!({"text": {"type": "string"}}),
                 &[],
             )],
-            false,
+            Declared {
+                tasks: true,
+                negotiates: false,
+            },
             &[],
         );
         assert!(matches!(p["forbidden_echo"], Choice::Mapped(_)));
@@ -516,6 +578,72 @@ mod tests {
         assert!(unsafe_to_call(&annotated).is_some());
         let read_only = json!({"name": "drop_x", "annotations": {"readOnlyHint": true}});
         assert!(unsafe_to_call(&read_only).is_none());
+    }
+
+    #[test]
+    fn a_tool_that_never_runs_as_a_task_plays_no_task_role_and_any_plain_tool_plays_the_plain_ones()
+    {
+        let tools = [
+            // its words say it sleeps and reports progress, but it never runs as a task
+            tool(
+                "wait_for_sync",
+                Some("forbidden"),
+                "waits for the sync, reporting progress",
+                json!({}),
+                &[],
+            ),
+            tool(
+                "render",
+                Some("required"),
+                "renders the scene",
+                json!({}),
+                &[],
+            ),
+            // no word of echoing: a plain tool is all the plain-call roles need
+            tool(
+                "list_scenes",
+                Some("forbidden"),
+                "lists the scenes",
+                json!({"folder": {"type": "string", "enum": ["a", "b"]}}),
+                &["folder"],
+            ),
+        ];
+        let p = propose(&ROLES, &tools, SERVES, &[]);
+        let played = |role: &str| match &p[role] {
+            Choice::Mapped(m) => m.tool.clone(),
+            other => panic!("{role}: {other:?}"),
+        };
+        assert_eq!(played("optional_sleep"), "render");
+        assert_eq!(played("required_sleep"), "render");
+        assert_eq!(played("progress_sleep"), "render");
+        assert_eq!(played("sync_echo"), "wait_for_sync");
+        let Choice::Mapped(m) = &p["forbidden_echo"] else {
+            panic!("{:?}", p["forbidden_echo"])
+        };
+        assert_eq!(m.tool, "wait_for_sync");
+        let p = propose(&ROLES, &tools[2..], SERVES, &[]);
+        let Choice::Mapped(m) = &p["sync_echo"] else {
+            panic!("{:?}", p["sync_echo"])
+        };
+        assert_eq!(
+            (m.tool.as_str(), m.arguments.clone()),
+            ("list_scenes", Some(json!({"folder": "a"})))
+        );
+        // a server without Tasks: no task role at all, the plain ones as before
+        let without = Declared {
+            tasks: false,
+            negotiates: false,
+        };
+        let p = propose(&ROLES, &tools, without, &[]);
+        for role in ROLES {
+            match (plain_role(role), &p[role]) {
+                (true, Choice::Mapped(_)) => {}
+                (false, Choice::Unplayed(why)) => {
+                    assert!(why.contains("declares no Tasks"), "{why}")
+                }
+                (_, other) => panic!("{role}: {other:?}"),
+            }
+        }
     }
 
     #[test]
@@ -532,7 +660,7 @@ mod tests {
             json!({}),
             &[],
         )];
-        let p = propose(&["protocol_error", "elicit_pair"], &tools, true, &[]);
+        let p = propose(&["protocol_error", "elicit_pair"], &tools, SERVES, &[]);
         assert!(matches!(&p["protocol_error"], Choice::Unplayed(_)));
         let Choice::Unplayed(why) = &p["elicit_pair"] else {
             panic!("{:?}", p["elicit_pair"])

@@ -223,6 +223,20 @@ fn a_server_with_only_a_required_fixed_duration_tool_is_judged_on_what_its_tools
         );
     }
     assert!(said.contains("whatever it is given (measured)"), "{said}");
+    // a tool whose words say it waits and reports progress but never runs as a task plays
+    // no task role; it and any other plain tool play the plain-call roles, words or none
+    for role in ["sync_echo", "forbidden_echo"] {
+        assert!(
+            said.contains(&format!("{role:<16} played by \"wait_for_sync\"")),
+            "{role}: {said}"
+        );
+    }
+    assert!(
+        said.contains(
+            "progress_sleep   unplayed: \"generate_report\" does not do what progress_sleep does"
+        ),
+        "{said}"
+    );
     // its words say it reports errors, but called once as a task it completes: mapped to
     // tool_error, the run would accuse a correct server of breaking tasks.failed.tool-error
     assert!(
@@ -286,7 +300,7 @@ fn a_server_with_only_a_required_fixed_duration_tool_is_judged_on_what_its_tools
         .collect();
     assert_eq!(
         listed,
-        ["echo_text", "generate_report"],
+        ["generate_report", "wait_for_sync"],
         "{}",
         doc["toolsCalled"]
     );
@@ -314,4 +328,95 @@ fn an_extension_server_with_its_own_input_keys_is_judged_from_init_alone() {
     assert_eq!(doc["totals"]["failed"], 0, "{}", doc["totals"]);
     assert_eq!(doc["judged"]["rules"], 48, "{}", doc["judged"]);
     assert_eq!(doc["judged"]["untestable"], 0, "{}", doc["judged"]);
+}
+
+/// A server without Tasks (the reference's `no-tasks` variant, its tools under names of their
+/// own): `init` says so first, proposes no tool for a task role, and the run judges it
+/// conformant, as the text makes every server without Tasks.
+#[test]
+fn a_server_without_tasks_gets_no_task_role_and_no_failure() {
+    let dir = folder("init-no-tasks");
+    let proxy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/renamed_tools.py");
+    let server = format!(
+        "python3 {} {BIN} reference --variant no-tasks",
+        proxy.display()
+    );
+    let out = taskcheck_in(&dir, &["init", "--stdio", &server, "--yes"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = text(&out);
+    assert!(
+        said.contains("the server declares no Tasks under the 2025-11-25 design"),
+        "{said}"
+    );
+    for role in [
+        "optional_sleep",
+        "required_sleep",
+        "tool_error",
+        "protocol_error",
+        "elicit_input",
+        "progress_sleep",
+    ] {
+        assert!(
+            said.contains(&format!(
+                "{role:<16} unplayed: the server declares no Tasks"
+            )),
+            "{role}: {said}"
+        );
+    }
+    assert!(
+        !said.contains("watching"),
+        "no tool is called as a task: {said}"
+    );
+    let out = taskcheck_in(&dir, &["run", "-q"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let doc = report(&dir);
+    assert_eq!(doc["totals"]["failed"], 0, "{}", doc["totals"]);
+    assert_eq!(doc["totals"]["warnings"], 0, "{}", doc["totals"]);
+}
+
+/// A server that sends its elicitation while its task still reads `working` (the reference's
+/// `no-input-required` fault, its tools under names of their own, as some frameworks do):
+/// `init` answers the elicitation as it answers any (`cancel`), says what it saw, and lets the
+/// tool play the elicitation role, so the run can judge what that deviation breaks.
+#[test]
+fn a_tool_that_asks_while_its_task_reads_working_plays_the_elicitation_role() {
+    let dir = folder("init-asks-while-working");
+    let proxy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/renamed_tools.py");
+    let server = format!(
+        "python3 {} {BIN} reference --fault no-input-required",
+        proxy.display()
+    );
+    let out = taskcheck_in(
+        &dir,
+        &["init", "--stdio", &server, "--yes", "--timeout-ms", "3000"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = text(&out);
+    assert!(
+        said.contains("asked for input with elicitation/create after")
+            && said.contains("while its task still read working"),
+        "{said}"
+    );
+    assert!(
+        said.contains("elicit_input     played by \"ask_user\""),
+        "{said}"
+    );
+    // the deviation is a SHOULD: judged, warned, and the only rule not met
+    let out = taskcheck_in(&dir, &["run", "-q"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let doc = report(&dir);
+    let not_met: Vec<(&str, &str)> = doc["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| matches!(r["verdict"].as_str(), Some("fail" | "warn" | "error")))
+        .filter_map(|r| Some((r["id"].as_str()?, r["verdict"].as_str()?)))
+        .collect();
+    assert_eq!(
+        not_met,
+        [("tasks.input.move-to-input-required", "warn")],
+        "{}",
+        text(&out)
+    );
 }

@@ -86,10 +86,22 @@ pub async fn run(args: InitArgs) -> i32 {
         let profile = profile_for(&c, args.profile, &limits).await;
         let proposal = match mcp_taskcheck::runner::probe(&c, &limits, profile).await {
             Ok((info, tools)) => {
-                let negotiates = profile.negotiates_task_support(&info.capabilities);
+                let declared = proposal::Declared {
+                    tasks: mcp_taskcheck::monitor::has_capability(
+                        &info.capabilities,
+                        profile.facts().task_tools_capability,
+                    ),
+                    negotiates: profile.negotiates_task_support(&info.capabilities),
+                };
+                if !declared.tasks {
+                    println!(
+                        "the server declares no Tasks under the {profile} design ({} absent): no tool plays a task role, and the rules for servers without Tasks are what a run judges",
+                        profile.facts().task_tools_capability
+                    );
+                }
                 print!("{}", tool_table(&tools));
                 let roles = profile.fixture_roles();
-                let mut proposal = proposal::propose(&roles, &tools, negotiates, &args.allow_tool);
+                let mut proposal = proposal::propose(&roles, &tools, declared, &args.allow_tool);
                 calibrate(
                     &c,
                     profile,

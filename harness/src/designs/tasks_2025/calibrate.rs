@@ -53,11 +53,18 @@ pub async fn observe_task(
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
+        // a server may ask for input while its task still reads `working`
+        let early = pending_asks(session);
         match seen.status.as_str() {
-            "working" => pause(&task, "pollInterval").await,
+            "working" if early.is_empty() => pause(&task, "pollInterval").await,
+            "working" => {
+                seen.took = start.elapsed();
+                seen.asked = answered(session, &id, early, limit).await;
+                break;
+            }
             "input_required" => {
                 seen.took = start.elapsed();
-                seen.asked = asked_for_input(session, &id, limit).await;
+                seen.asked = asked_for_input(session, &id, early, limit).await;
                 break;
             }
             _ => {
@@ -79,14 +86,21 @@ pub async fn observe_task(
     Ok(seen)
 }
 
-/// The methods of the requests an `input_required` task sends (while `tasks/result` is open,
-/// where the server waits for it), each elicitation answered `cancel`; the task is then
-/// cancelled.
-async fn asked_for_input(session: &Session, id: &Value, wait: Duration) -> Vec<String> {
-    let mut asked: Vec<_> = ASKS
-        .iter()
+/// The requests for input the server has sent so far.
+fn pending_asks(session: &Session) -> Vec<crate::session::Inbound> {
+    ASKS.iter()
         .flat_map(|m| session.drain(Inbox::Requests, m))
-        .collect();
+        .collect()
+}
+
+/// The methods of the requests an `input_required` task sends (`asked` already, or else
+/// while `tasks/result` is open, where the server waits for it), answered by [`answered`].
+async fn asked_for_input(
+    session: &Session,
+    id: &Value,
+    mut asked: Vec<crate::session::Inbound>,
+    wait: Duration,
+) -> Vec<String> {
     if asked.is_empty() {
         let result = session.request("tasks/result", json!({"taskId": id}), wait);
         let first = futures::future::select_ok(
@@ -97,6 +111,17 @@ async fn asked_for_input(session: &Session, id: &Value, wait: Duration) -> Vec<S
             got = first => asked.extend(got.ok().map(|(request, _)| request)),
         }
     }
+    answered(session, id, asked, wait).await
+}
+
+/// The methods of requests for input, each elicitation answered `cancel`; the task is then
+/// cancelled.
+async fn answered(
+    session: &Session,
+    id: &Value,
+    asked: Vec<crate::session::Inbound>,
+    wait: Duration,
+) -> Vec<String> {
     for request in &asked {
         if request.method == "elicitation/create" {
             let mut answer = json!({"action": "cancel"});

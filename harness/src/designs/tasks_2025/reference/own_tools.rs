@@ -1,6 +1,7 @@
 //! The tools of the `own-tools` variant: a server written as real ones are, not to the
 //! fixture contract. Its only task tool is `required` and works a fixed time whatever it is
-//! given; its plain tool is `forbidden`, as SDKs mark plain tools by default; one tool's
+//! given; its plain tools are `forbidden`, as SDKs mark plain tools by default, one of them
+//! with words of waiting and progress, neither with words of echoing; one tool's
 //! words say it reports errors, which it does only for figures that do not add up (never
 //! for what taskcheck sends); and one tool may destroy something, which taskcheck must never
 //! call unasked.
@@ -21,7 +22,7 @@ struct OwnTool {
 /// How long the report tool works, whatever it is given.
 pub const REPORT_MS: u64 = 1500;
 
-const TOOLS: [OwnTool; 4] = [
+const TOOLS: [OwnTool; 5] = [
     OwnTool {
         name: "generate_report",
         task_support: "required",
@@ -39,10 +40,18 @@ const TOOLS: [OwnTool; 4] = [
         runs_as: ("required_sleep", 100),
     },
     OwnTool {
-        name: "echo_text",
+        name: "wait_for_sync",
         task_support: "forbidden",
-        description: "Echoes the given text.",
-        input_schema: || json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+        description: "Waits until the cache is in sync, reporting progress.",
+        input_schema: || json!({"type": "object", "properties": {}}),
+        annotations: || json!({"readOnlyHint": true}),
+        runs_as: ("forbidden_echo", 0),
+    },
+    OwnTool {
+        name: "format_quarter",
+        task_support: "forbidden",
+        description: "Formats a quarter's name for display.",
+        input_schema: || json!({"type": "object", "properties": {"quarter": {"type": "string", "enum": ["Q1", "Q2", "Q3", "Q4"]}}, "required": ["quarter"]}),
         annotations: || json!({"readOnlyHint": true}),
         runs_as: ("forbidden_echo", 0),
     },

@@ -73,7 +73,7 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
     VariantInfo {
         variant: Variant::OwnTools,
         name: "own-tools",
-        description: "lists its own tools instead of the fixture contract's: `generate_report` (taskSupport required, works 1500 ms whatever it is given), `echo_text` (forbidden) and `purge_reports` (destructiveHint)",
+        description: "lists its own tools instead of the fixture contract's: `generate_report` (taskSupport required, works 1500 ms whatever it is given), `wait_for_sync` and `format_quarter` (forbidden, neither saying it echoes) and `purge_reports` (destructiveHint)",
     },
     VariantInfo {
         variant: Variant::InputShownFirst,
