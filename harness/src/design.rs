@@ -212,6 +212,11 @@ pub struct Wire {
     pub get: &'static str,
     /// The request that waits for a task's outcome and answers with it.
     pub result: Option<&'static str>,
+    /// The request that cancels a task (`{"taskId": …}`), and the capability by which a
+    /// receiver says it serves it.
+    pub cancel: Option<(&'static str, &'static str)>,
+    /// Where a result that made a task holds it (a JSON pointer; `""`: the result is the task).
+    pub created_task: &'static str,
     /// The request that lists tasks a page at a time (`{"cursor": …}`).
     pub list: Option<&'static str>,
     /// The request that answers a task's outstanding input requests.

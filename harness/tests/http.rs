@@ -297,6 +297,21 @@ fn a_connection_the_server_closes_as_it_is_reused_is_retried_on_a_fresh_one() {
 }
 
 #[test]
+fn a_shared_server_with_few_workers_is_judged_as_a_fresh_one_per_scenario() {
+    // one server for the whole run, working on two tasks at once across its sessions: the
+    // tasks each scenario left unfinished are cancelled as it ends, so no later scenario waits
+    // behind the run's own backlog (without that, three MUST rules failed here)
+    let server = HttpReference::start(&["--variant", "few-workers"]);
+    let (code, out, shared) = run_against(&["--url", &server.url], &[], "http-few-workers");
+    assert_eq!(code, 0, "{out}");
+    let fresh = format!("{BIN} reference --http --variant few-workers");
+    let (code, out, per_scenario) =
+        run_against(&["--url-from", &fresh], &[], "http-few-workers-fresh");
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(verdicts(&shared), verdicts(&per_scenario), "{out}");
+}
+
+#[test]
 fn a_server_that_listens_a_moment_after_printing_its_url_is_waited_for() {
     // the URL of a port nothing listens on yet; the server binds it 1.5 s after printing it
     let port = std::net::TcpListener::bind("127.0.0.1:0")

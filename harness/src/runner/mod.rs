@@ -1,5 +1,6 @@
 //! Runs one scenario on a fresh session and judges it.
 
+mod cleanup;
 pub mod roots;
 mod steps;
 
@@ -365,6 +366,11 @@ pub async fn run_scenario<C: Connect>(
     };
     let outcome = tokio::time::timeout(deadline, body).await;
     run.trace = session.trace.entries();
+    if let (Some(server), true) = (&run.server, connector.shares_receiver()) {
+        let wire = scenario.profile.wire();
+        let caps = &server.capabilities;
+        cleanup::cancel_unfinished(&session, &run.trace, wire, caps, limits.request).await;
+    }
     drop(session);
     let initialized = run.server.is_some();
     let ending = match outcome {

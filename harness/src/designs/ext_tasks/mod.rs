@@ -30,6 +30,9 @@ use reference::faults::{self, Faults};
 use reference::{http, variants};
 use serde_json::{json, Map, Value};
 
+/// The capability by which a server says it serves the extension.
+const CAPABILITY: &str = "extensions.io.modelcontextprotocol/tasks";
+
 /// The extension's wire: server/discover opens and answers for liveness (ping is gone from
 /// 2026-07-28), tasks/get carries the outcome, tasks/update answers input requests by key.
 const WIRE: Wire = Wire {
@@ -38,6 +41,8 @@ const WIRE: Wire = Wire {
     liveness: "server/discover",
     get: "tasks/get",
     result: None,
+    cancel: Some(("tasks/cancel", CAPABILITY)),
+    created_task: "",
     list: None,
     update: Some("tasks/update"),
     status_notification: "notifications/tasks",
@@ -60,7 +65,7 @@ const FACTS: Facts = Facts {
     wire: WIRE,
     scenario_folders: &["ext-tasks/server"],
     own_scenarios: &[],
-    task_tools_capability: "extensions.io.modelcontextprotocol/tasks",
+    task_tools_capability: CAPABILITY,
     monitor_rules: monitor::MONITOR_RULES,
     conduct_rules: &[],
     has_client_receivers: false,

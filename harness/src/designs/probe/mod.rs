@@ -32,6 +32,8 @@ const WIRE: Wire = Wire {
     liveness: "probe/ping",
     get: "jobs/peek",
     result: None,
+    cancel: None,
+    created_task: "",
     list: None,
     update: None,
     status_notification: "notifications/jobs/changed",

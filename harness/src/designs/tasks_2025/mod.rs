@@ -32,6 +32,8 @@ const WIRE: Wire = Wire {
     liveness: "ping",
     get: "tasks/get",
     result: Some("tasks/result"),
+    cancel: Some(("tasks/cancel", "tasks.cancel")),
+    created_task: "/task",
     list: Some("tasks/list"),
     update: None,
     status_notification: "notifications/tasks/status",

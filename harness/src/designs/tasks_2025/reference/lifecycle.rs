@@ -112,6 +112,10 @@ impl Reference {
             let created = json!({"task": task, "_meta": {wire::MODEL_IMMEDIATE_RESPONSE: hint}});
             (created, cancel)
         };
+        let work = match self.faults.is(Variant::FewWorkers) {
+            true => super::workers::pooled(work),
+            false => work,
+        };
         let server = self.clone();
         tokio::spawn(async move {
             let f = &server.faults;

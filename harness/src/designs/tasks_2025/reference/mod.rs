@@ -14,6 +14,7 @@ mod serve;
 mod store;
 mod tools;
 pub mod variants;
+mod workers;
 
 use crate::fixtures;
 use crate::model::TaskStatus;

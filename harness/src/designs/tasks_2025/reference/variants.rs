@@ -21,6 +21,7 @@ pub enum Variant {
     CallsOnly,
     RenamedTools,
     NoTasks,
+    FewWorkers,
 }
 
 /// Every variant.
@@ -94,5 +95,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: Variant::NoTasks,
         name: "no-tasks",
         description: "has no Tasks: declares no `tasks` capability, serves every tools/call as a plain one whatever its `task` and the tool's taskSupport (which it still lists), and answers the tasks methods -32601 (Method not found)",
+    },
+    VariantInfo {
+        variant: Variant::FewWorkers,
+        name: "few-workers",
+        description: "works on at most 2 tasks at once across all its sessions, as a server with a small worker pool: a task waiting for a worker reads `working`, and cancelling it frees its place",
     },
 ];
