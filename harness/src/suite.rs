@@ -29,12 +29,18 @@ pub async fn run_all<C: Connect + 'static>(
     let gate = Arc::new(Semaphore::new(jobs.max(1)));
     let runs_profile = scenarios.first().map(|s| s.profile).unwrap_or_default();
     let config = Arc::new(config);
-    let handles: Vec<_> = scenarios
+    // the longest first, so that none starts last and holds up the end (the permits are
+    // handed out in the order asked); results keep the scenarios' order
+    let mut order: Vec<usize> = (0..scenarios.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(expected_ms(&scenarios[i].steps)));
+    let mut slots: Vec<Option<Scenario>> = scenarios.into_iter().map(Some).collect();
+    let mut spawned: Vec<(usize, _)> = order
         .into_iter()
-        .map(|scenario| {
+        .filter_map(|i| Some((i, slots[i].take()?)))
+        .map(|(i, scenario)| {
             let (connector, gate, config) = (connector.clone(), gate.clone(), config.clone());
             let on_done = on_done.clone();
-            tokio::spawn(async move {
+            let handle = tokio::spawn(async move {
                 let _permit = gate
                     .acquire_owned()
                     .await
@@ -42,10 +48,13 @@ pub async fn run_all<C: Connect + 'static>(
                 let run = run_scenario(connector.as_ref(), &scenario, &config).await;
                 on_done(&run);
                 run
-            })
+            });
+            (i, handle)
         })
         .collect();
-    let mut runs: Vec<ScenarioRun> = Vec::with_capacity(handles.len());
+    spawned.sort_by_key(|(i, _)| *i);
+    let handles = spawned.into_iter().map(|(_, handle)| handle);
+    let mut runs: Vec<ScenarioRun> = Vec::new();
     for h in handles {
         match h.await {
             Ok(run) => runs.push(run),
@@ -152,4 +161,32 @@ pub fn write_trace(path: &Path, report: &RunReport) -> std::io::Result<()> {
         })
         .collect();
     trace::write_jsonl(path, &all)
+}
+
+/// What a scenario's steps ask the receiver to spend, in ms, roughly: its waits and the
+/// work its calls ask for (`arguments.ms`), parallel steps as long as their longest. It only
+/// orders the scenarios; nothing is judged by it.
+fn expected_ms(steps: &[crate::scenario::Step]) -> u64 {
+    use crate::scenario::StepKind;
+    let ms = |v: &serde_json::Value| match v {
+        serde_json::Value::Object(o) => o.values().find_map(serde_json::Value::as_u64),
+        v => v.as_u64(),
+    };
+    steps
+        .iter()
+        .map(|step| match &step.kind {
+            StepKind::Wait { ms } => *ms,
+            StepKind::Send { params, .. } => params
+                .pointer("/arguments/ms")
+                .and_then(ms)
+                .unwrap_or_default(),
+            StepKind::Parallel(steps) => steps
+                .iter()
+                .map(|s| expected_ms(std::slice::from_ref(s)))
+                .max()
+                .unwrap_or_default(),
+            StepKind::Sequence(steps) => expected_ms(steps),
+            _ => 0,
+        })
+        .sum()
 }
