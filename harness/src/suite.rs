@@ -163,6 +163,31 @@ pub fn write_trace(path: &Path, report: &RunReport) -> std::io::Result<()> {
     trace::write_jsonl(path, &all)
 }
 
+/// The report of a run that stopped before its first scenario, since no session with the
+/// receiver opens: no scenario ran, and `why` is the harness error it ends in.
+pub fn unopened<C: Connect>(
+    connector: &C,
+    profile: crate::designs::Profile,
+    why: String,
+) -> RunReport {
+    let mut opening = ScenarioRun::of_checks(
+        "first-session".into(),
+        "Open a first session with the receiver".into(),
+        Vec::new(),
+    );
+    opening.error = Some(why);
+    RunReport {
+        folded: Default::default(),
+        profile,
+        cpu: None,
+        receiver: connector.describe(),
+        transport: connector.transport().into(),
+        started: crate::timestamp::now(),
+        duration: Default::default(),
+        scenarios: vec![opening],
+    }
+}
+
 /// What a scenario's steps ask the receiver to spend, in ms, roughly: its waits and the
 /// work its calls ask for (`arguments.ms`), parallel steps as long as their longest. It only
 /// orders the scenarios; nothing is judged by it.

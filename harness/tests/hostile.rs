@@ -124,6 +124,50 @@ fn exits_after_initialize_failing_wire_survives() {
     );
 }
 
+/// A server command that does not exist, or a server that never answers its opening
+/// request: the run stops before its first scenario, within seconds, with one line naming the
+/// cause (the shell's own "not found"), says nothing of which design the server speaks, still
+/// writes its reports, and ends in exit 3.
+#[test]
+fn a_dead_or_silent_server_stops_the_run_at_once_with_one_cause() {
+    for (receiver, tag, cause) in [
+        (
+            "no-such-server-command-4821",
+            "dead-server",
+            "no-such-server-command-4821: not found",
+        ),
+        (
+            "sh -c 'sleep 987659 & wait'",
+            "hung-server",
+            "no response to initialize within 5000 ms",
+        ),
+    ] {
+        let start = Instant::now();
+        let (reports, paths) = other_reports(tag);
+        let args: Vec<&str> = reports.iter().map(String::as_str).collect();
+        let (code, out, doc) = run(receiver, &args, tag);
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(10), "{tag}: took {took:?}");
+        assert_eq!(code, 3, "{out}");
+        assert!(out.contains(cause), "{tag}: {cause:?} not named:\n{out}");
+        let said: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains("no session with the server opens"))
+            .collect();
+        assert_eq!(said.len(), 1, "{tag}: one cause line:\n{out}");
+        assert!(!out.contains("speaks the"), "{tag}: {out}");
+        assert!(!out.contains("ERROR"), "{tag}: no scenario ran:\n{out}");
+        assert!(out.lines().count() <= 4, "{tag}: {out}");
+        assert_eq!(doc["exitCode"], 3, "{tag}: the report was written");
+        assert_eq!(unwritten(&paths), Vec::<String>::new(), "{tag}");
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        no_process_matches("sleep 987659"),
+        "the silent server survived"
+    );
+}
+
 #[test]
 fn cannot_be_started() {
     let (code, out, _) = run(

@@ -372,6 +372,34 @@ fn a_server_without_tasks_gets_no_task_role_and_no_failure() {
     let doc = report(&dir);
     assert_eq!(doc["totals"]["failed"], 0, "{}", doc["totals"]);
     assert_eq!(doc["totals"]["warnings"], 0, "{}", doc["totals"]);
+    // the same under the extension: a 2026-07-28 server without it plays no task role
+    let dir = folder("init-no-tasks-ext");
+    let server =
+        format!("{BIN} reference --profile ext-tasks --variant no-tasks --variant renamed-tools");
+    let out = taskcheck_in(
+        &dir,
+        &[
+            "init",
+            "--profile",
+            "ext-tasks",
+            "--stdio",
+            &server,
+            "--yes",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = text(&out);
+    assert!(
+        said.contains("the server declares no Tasks under the ext-tasks design"),
+        "{said}"
+    );
+    assert!(!said.contains("played by"), "{said}");
+    let out = taskcheck_in(&dir, &["run", "-q"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let doc = report(&dir);
+    assert_eq!(doc["totals"]["failed"], 0, "{}", doc["totals"]);
+    assert_eq!(doc["totals"]["warnings"], 0, "{}", doc["totals"]);
 }
 
 /// A server that sends its elicitation while its task still reads `working` (the reference's

@@ -2,7 +2,7 @@
 
 use super::args::{LibraryArgs, SuiteArgs, TargetArgs};
 use super::output::{emit, progress};
-use super::target::profile_for;
+use super::target::tested_profile;
 use super::{baseline, config, selected_for, timeout_scale, usage_error};
 use mcp_taskcheck::project::Project;
 use mcp_taskcheck::transport::Connect;
@@ -93,7 +93,17 @@ pub async fn run_suite<C: Connect + 'static>(
     let profile = match kind {
         ReceiverKind::Server => {
             let limits = config(&args.judge).limits;
-            profile_for(&connector, library.profile, &limits).await
+            match tested_profile(&connector, library.profile, &limits).await {
+                Ok(profile) => profile,
+                Err((profile, why)) => {
+                    // nothing would open for any scenario either: say why once, and stop
+                    eprintln!(
+                        "taskcheck: no session with the server opens, so no scenario ran: {why}"
+                    );
+                    let report = suite::unopened(&connector, profile, why);
+                    return super::output::conclude(&report, &args.reports, true);
+                }
+            }
         }
         ReceiverKind::Client => library.profile.unwrap_or_default(),
     };

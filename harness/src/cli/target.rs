@@ -121,9 +121,28 @@ pub async fn profile_for<C: Connect>(
         return profile;
     }
     let (profile, why) = mcp_taskcheck::runner::detect_profile(connector, limits).await;
+    say_spoken(profile, why);
+    profile
+}
+
+/// The profile given, or else the one the receiver speaks (said on stderr), once a first
+/// session has opened; or that profile and why no session opens (nothing said).
+pub async fn tested_profile<C: Connect>(
+    connector: &C,
+    given: Option<Profile>,
+    limits: &Limits,
+) -> Result<Profile, (Profile, String)> {
+    let (profile, why) = mcp_taskcheck::runner::first_session(connector, limits, given).await?;
+    if given.is_none() {
+        say_spoken(profile, why);
+    }
+    Ok(profile)
+}
+
+/// Says on stderr which design the receiver speaks, and how that was found out.
+fn say_spoken(profile: Profile, why: Option<String>) {
     let why = why.map(|w| format!(" ({w})")).unwrap_or_default();
     eprintln!(
         "taskcheck: the server speaks the {profile} design of Tasks{why}; --profile picks another"
     );
-    profile
 }

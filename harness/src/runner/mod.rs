@@ -631,7 +631,9 @@ pub async fn probe<C: Connect>(
     Ok((info, tools))
 }
 
-/// A new session, opened the profile's way with its default client capabilities.
+/// A new session, opened the profile's way with its default client capabilities; where it
+/// does not open, why, in one line, with the last line the receiver wrote on stderr (the
+/// shell's "not found").
 async fn opened<C: Connect>(
     connector: &C,
     limits: &Limits,
@@ -642,14 +644,63 @@ async fn opened<C: Connect>(
         .await
         .map_err(|e| e.to_string())?;
     let session = Session::start(conn, limits.request);
-    let info = profile
-        .open(
-            &session,
-            ReceiverKind::Server,
-            profile.default_client_capabilities(),
-        )
-        .await?;
-    Ok((session, info))
+    let caps = profile.default_client_capabilities();
+    match profile.open(&session, ReceiverKind::Server, caps).await {
+        Ok(info) => Ok((session, info)),
+        Err(why) => {
+            // what the receiver wrote as it failed comes a moment after the failure
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let trace = session.trace.entries();
+            let last = trace
+                .iter()
+                .filter(|e| e.dir == Direction::Stderr)
+                .filter_map(|e| e.text.as_deref())
+                .rfind(|line| !line.trim().is_empty());
+            match last {
+                Some(line) => Err(format!("{why}; its stderr ends: {}", line.trim())),
+                None => Err(why),
+            }
+        }
+    }
+}
+
+/// The profile to test the receiver under (the one given, or else the one it speaks, with
+/// how that was found out when it is worth saying), once a first session of it has opened; or
+/// that profile and why no session opens (the command does not exist, the process exits, no
+/// answer to the opening request, the connection is refused), so that a run can stop at once.
+/// Where connections may open at once, the default design's opening is tried while the others
+/// are asked, so a silent receiver costs one wait, not two.
+pub async fn first_session<C: Connect>(
+    connector: &C,
+    limits: &Limits,
+    given: Option<Profile>,
+) -> Result<(Profile, Option<String>), (Profile, String)> {
+    let open = |profile: Profile| async move {
+        opened(connector, limits, profile)
+            .await
+            .map(|_| ())
+            .map_err(|why| (profile, why))
+    };
+    if let Some(profile) = given {
+        return open(profile).await.map(|_| (profile, None));
+    }
+    let default = Profile::default();
+    let ((profile, why), default_opened) = match connector.connects_at_once() {
+        true => {
+            let (detected, opened) = tokio::join!(detect_profile(connector, limits), open(default));
+            (detected, Some(opened))
+        }
+        false => (detect_profile(connector, limits).await, None),
+    };
+    // a design that answered its own question speaks it; the default must open
+    if profile != default {
+        return Ok((profile, why));
+    }
+    match default_opened {
+        Some(opened) => opened,
+        None => open(default).await,
+    }
+    .map(|_| (profile, why))
 }
 
 /// The longest a tool is watched (`observe_task`): work that takes longer is no use to a scenario.

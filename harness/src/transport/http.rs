@@ -14,6 +14,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -47,8 +48,11 @@ pub struct HttpConnector {
     /// A client that keeps no idle connection: a request sent again goes on a fresh one.
     pub fresh: reqwest::Client,
     /// How long an opening request whose connection is refused is tried again (a server that
-    /// prints its URL, or was started, a moment before it listens).
+    /// prints its URL, or was started, a moment before it listens), until the server answered
+    /// once: a refusal after that is a server gone.
     pub startup: Duration,
+    /// Whether the server has answered any request of this connector.
+    pub reached: Arc<AtomicBool>,
 }
 
 impl HttpConnector {
@@ -82,6 +86,7 @@ impl HttpConnector {
             fresh,
             // the refusal, not a silence, is what the opening request reports when it ends
             startup: connect_timeout.saturating_sub(Duration::from_millis(500)),
+            reached: Arc::default(),
         })
     }
 }
@@ -114,6 +119,7 @@ struct Shared {
     headers: HeaderMap,
     max: usize,
     startup: Duration,
+    reached: Arc<AtomicBool>,
     session_id: Mutex<Option<HeaderValue>>,
     events: mpsc::Sender<Incoming>,
     /// Running POST/GET tasks; the POSTs of requests by request id, to drop their streams.
@@ -263,6 +269,7 @@ impl Connect for HttpConnector {
             headers,
             max: self.max_message,
             startup: self.startup,
+            reached: self.reached.clone(),
             session_id: Mutex::new(None),
             events: in_tx,
             tasks: Mutex::default(),
@@ -383,9 +390,11 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
             .send()
     };
     let mut sent = send(&shared.client).await;
-    // a server still starting refuses connections: the opening request tries again
+    // a server still starting refuses connections: the opening request tries again, until
+    // the server has answered once
     let started = std::time::Instant::now();
     while !after_init
+        && !shared.reached.load(Ordering::Relaxed)
         && matches!(&sent, Err(e) if e.is_connect())
         && started.elapsed() + REFUSED_PAUSE < shared.startup
     {
@@ -405,7 +414,10 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
         }
     }
     let response = match sent {
-        Ok(r) => r,
+        Ok(r) => {
+            shared.reached.store(true, Ordering::Relaxed);
+            r
+        }
         Err(e) => {
             let why = format!("cannot POST {what} to {}: {}", shared.url, error_chain(&e));
             // once the session exists, a server that no longer answers went away: it refuses

@@ -212,6 +212,11 @@ pub trait Connect: Send + Sync {
     fn shares_receiver(&self) -> bool {
         false
     }
+    /// Whether two connections may be opened at once (not where each starts a server that
+    /// replaces the last).
+    fn connects_at_once(&self) -> bool {
+        true
+    }
     /// Which side the receiver plays: a server (taskcheck connects) or a client (it connects
     /// to taskcheck).
     fn receiver(&self) -> ReceiverKind {

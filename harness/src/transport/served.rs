@@ -201,6 +201,10 @@ impl Connect for ServedConnector {
     fn distinct_auth(&self) -> bool {
         self.distinct_auth
     }
+
+    fn connects_at_once(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -44,7 +44,8 @@ impl ExtReference {
             None => (name, args),
         };
         // an official suite's tool runs as one of the reference's own
-        let (runs, name, mut args, ask) = match official_tools::find(name) {
+        let official = official_tools::find(name).filter(|t| self.offers_official(t));
+        let (runs, name, mut args, ask) = match official {
             Some(t) if t.name == "test_tool_with_task" => (
                 t.runs,
                 t.runs_as,

@@ -328,6 +328,12 @@ impl ExtReference {
         }
         let declared = declares(caps);
         let tasks_method = matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel");
+        if tasks_method && self.is(Variant::NoTasks) {
+            return Err(error(
+                code::METHOD_NOT_FOUND,
+                format!("Method not found: {method}"),
+            ));
+        }
         if tasks_method && !declared && !self.has(Fault::TasksMethodsUndeclared) {
             return Err(missing_capability());
         }
@@ -353,7 +359,8 @@ impl ExtReference {
             LISTEN if self.has(Fault::ListenWithoutCapability) => complete(json!({})),
             LISTEN => Err(missing_capability()),
             "tools/call" => {
-                let declared = declared || self.has(Fault::TaskWithoutCapability);
+                let declared = (declared || self.has(Fault::TaskWithoutCapability))
+                    && !self.is(Variant::NoTasks);
                 self.call(params, declared, caller).await
             }
             "tasks/get" => self.get(params, caller),
@@ -372,7 +379,7 @@ impl ExtReference {
 
     fn discover(&self) -> Value {
         let mut capabilities = json!({"tools": {}});
-        if !self.has(Fault::Undeclared) {
+        if !self.has(Fault::Undeclared) && !self.is(Variant::NoTasks) {
             capabilities["extensions"] = json!({EXTENSION: {}});
         }
         if self.has(Fault::AdvertisesLegacy) {
@@ -399,6 +406,13 @@ impl ExtReference {
     /// Whether one of its own tools is there (the without-required-sleep variant lacks one).
     fn offers(&self, tool: &str) -> bool {
         !(tool == "required_sleep" && self.is(Variant::WithoutRequiredSleep))
+            && !(self.is(Variant::NoTasks) && own_runs(tool) == Runs::TaskOnly)
+    }
+
+    /// Whether one of the official suite's tools is there (a server without Tasks has none
+    /// that runs only as a task).
+    fn offers_official(&self, tool: &official_tools::OfficialTool) -> bool {
+        !(self.is(Variant::NoTasks) && tool.runs == Runs::TaskOnly)
     }
 
     fn tools_list(&self) -> Reply {
@@ -413,7 +427,12 @@ impl ExtReference {
                     false => tool,
                 }
             })
-            .chain(official_tools::TOOLS.iter().map(official_tools::listed))
+            .chain(
+                official_tools::TOOLS
+                    .iter()
+                    .filter(|t| self.offers_official(t))
+                    .map(official_tools::listed),
+            )
             .collect();
         let mut result = json!({ "tools": tools });
         self.cacheable(&mut result);

@@ -23,6 +23,7 @@ pub enum Variant {
     SlowStart,
     ImmediateShortWork,
     RenamedTools,
+    NoTasks,
 }
 
 /// Every variant of the extension's reference receiver.
@@ -101,5 +102,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: RenamedTools,
         name: "renamed-tools",
         description: "lists every fixture tool under a name of its own (`sleep_optional_tool`), taking its arguments under keys of its own (`wait_for`) and answering in words of its own; played through `reference::renamed::FIXTURES_MAP` it gives the fixture tools' verdicts",
+    },
+    VariantInfo {
+        variant: NoTasks,
+        name: "no-tasks",
+        description: "has no Tasks: server/discover leaves the extension out, tools/list leaves out every tool that runs only as a task, every call is answered at once, and tasks/get, tasks/update and tasks/cancel are answered -32601 (Method not found), as a 2026-07-28 server written without the extension",
     },
 ];
