@@ -714,3 +714,32 @@ fn a_rule_stands_at_its_worst_judgement_not_where_it_could_not_be_judged() {
     assert_eq!(entry["untestableIn"], 1);
     assert_eq!(doc["judged"]["untestable"], 1);
 }
+
+#[test]
+fn rules_not_met_list_what_to_fix_first_first() {
+    // a crash (wire.survives), another MUST and a SHOULD whose ids sort the other way round
+    let broken = reference(&["crash-after-cancel", "no-input-required"]);
+    let (code, out, _) = run(&broken, &[], "not-met-order");
+    assert_eq!(code, 1, "{out}");
+    let section: Vec<&str> = out
+        .split("rules not met:\n")
+        .nth(1)
+        .unwrap_or_default()
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter(|l| !l.trim_start().starts_with("http"))
+        .map(str::trim)
+        .collect();
+    let verdicts: Vec<&str> = section
+        .iter()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(
+        section.first().is_some_and(|l| l.contains("wire.survives")),
+        "the crash first:\n{out}"
+    );
+    let first_warn = verdicts.iter().position(|v| *v == "WARN");
+    let last_fail = verdicts.iter().rposition(|v| *v == "FAIL");
+    assert!(first_warn.is_some() && last_fail.is_some(), "{out}");
+    assert!(last_fail < first_warn, "MUSTs before SHOULDs:\n{out}");
+}

@@ -1,6 +1,6 @@
 //! `taskcheck run`: the scenarios against a server, and the suite runner `client` shares.
 
-use super::args::{LibraryArgs, SuiteArgs, TargetArgs};
+use super::args::{LibraryArgs, ReportArgs, SuiteArgs, TargetArgs};
 use super::output::{emit, progress};
 use super::target::tested_profile;
 use super::{baseline, config, selected_for, timeout_scale, usage_error};
@@ -96,12 +96,23 @@ pub async fn run_suite<C: Connect + 'static>(
             match tested_profile(&connector, library.profile, &limits).await {
                 Ok(profile) => profile,
                 Err((profile, why)) => {
-                    // nothing would open for any scenario either: say why once, and stop
+                    // a broken baseline is still a usage error, said first
+                    let tested = LibraryArgs {
+                        profile: Some(profile),
+                        ..library.clone()
+                    };
+                    baseline(&args.reports, &tested);
+                    // nothing would open for any scenario either: say why once, and stop (no
+                    // scenario ran, so no baseline entry is met or stale)
                     eprintln!(
                         "taskcheck: no session with the server opens, so no scenario ran: {why}"
                     );
                     let report = suite::unopened(&connector, profile, why);
-                    return super::output::conclude(&report, &args.reports, true);
+                    let reports = ReportArgs {
+                        expected_failures: None,
+                        ..args.reports.clone()
+                    };
+                    return super::output::conclude(&report, &reports, true);
                 }
             }
         }

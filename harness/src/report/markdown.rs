@@ -100,8 +100,7 @@ impl RunReport {
     /// A row per rule not met, worst first: how many scenarios broke it at its root, and the
     /// first of them with why, so one defect seen in many scenarios reads as one line.
     fn rules_not_met_table(&self) -> String {
-        let mut bad = self.rules_not_met();
-        bad.sort_by_key(|(_, v)| std::cmp::Reverse(*v));
+        let bad = self.rules_not_met();
         let mut out = String::from(
             "### Rules not met\n\n| verdict | rule | level | scenarios | first seen |\n|---|---|---|---|---|\n",
         );

@@ -465,12 +465,24 @@ impl RunReport {
         self.profile.no_tasks_note(capabilities)
     }
 
-    /// The rules that were not met (fail, warn, error), worst verdict each.
+    /// The rules that were not met (fail, warn, error), worst verdict each, what to fix first
+    /// first.
     pub fn rules_not_met(&self) -> Vec<(String, Verdict)> {
-        self.rule_verdicts()
+        let mut bad: Vec<(String, Verdict)> = self
+            .rule_verdicts()
             .into_iter()
             .filter(|(_, v)| v.not_met())
-            .collect()
+            .collect();
+        // what to fix first comes first: MUST failures, a receiver that went away before the
+        // rest, then SHOULDs, then what kept taskcheck from judging
+        let rank = |v: Verdict| match v {
+            Verdict::Fail => 0,
+            Verdict::Warn => 1,
+            Verdict::Error => 2,
+            _ => 3,
+        };
+        bad.sort_by_key(|(rule, v)| (rank(*v), rule != crate::runner::SURVIVES_RULE));
+        bad
     }
 
     /// The rules counted by their worst verdict over the run, worst first:

@@ -405,8 +405,9 @@ impl ExtReference {
 
     /// Whether one of its own tools is there (the without-required-sleep variant lacks one).
     fn offers(&self, tool: &str) -> bool {
-        !(tool == "required_sleep" && self.is(Variant::WithoutRequiredSleep))
-            && !(self.is(Variant::NoTasks) && own_runs(tool) == Runs::TaskOnly)
+        let dropped = tool == "required_sleep" && self.is(Variant::WithoutRequiredSleep);
+        let without_tasks = own_runs(tool) == Runs::TaskOnly && self.is(Variant::NoTasks);
+        !(dropped || without_tasks)
     }
 
     /// Whether one of the official suite's tools is there (a server without Tasks has none
