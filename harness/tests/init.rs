@@ -348,14 +348,8 @@ fn a_server_without_tasks_gets_no_task_role_and_no_failure() {
         said.contains("the server declares no Tasks under the 2025-11-25 design"),
         "{said}"
     );
-    for role in [
-        "optional_sleep",
-        "required_sleep",
-        "tool_error",
-        "protocol_error",
-        "elicit_input",
-        "progress_sleep",
-    ] {
+    // every task role: the ones a call as a task can show
+    for role in mcp_taskcheck::calibration::CALIBRATED {
         assert!(
             said.contains(&format!(
                 "{role:<16} unplayed: the server declares no Tasks"
