@@ -102,7 +102,20 @@ fn explore_of_the_extension_is_clean_under_every_legal_variant_over_stdio_and_ht
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("speaks the ext-tasks design"), "{out}");
     assert!(out.contains("no failure found"), "{out}");
-    let variants: Vec<_> = ext_tasks::reference::variants::VARIANTS.iter().collect();
+    // a server without Tasks leaves nothing to explore, and explore says so (exit 3)
+    let (code, out) = explore(
+        &format!("{} --variant no-tasks", ext_reference(&[])),
+        &["--seed", "5", "--cases", "3"],
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("declares no extensions.io.modelcontextprotocol/tasks"),
+        "{out}"
+    );
+    let variants: Vec<_> = ext_tasks::reference::variants::VARIANTS
+        .iter()
+        .filter(|v| v.name != "no-tasks")
+        .collect();
     let problems = in_parallel(&variants, 4, |v| {
         let receiver = format!("{} --variant {}", ext_reference(&[]), v.name);
         let options = variant_options(v.name);

@@ -429,7 +429,8 @@ fn a_missing_tool_leaves_its_rule_untestable_and_require_judged_says_so() {
 
 /// A server slow to start is waited for before a design is chosen (detection once gave up
 /// after 3 s and tested it as 2025-11-25); one that answers nothing at all is told apart from
-/// one that refuses server/discover, and its run ends with exit 3, its report written.
+/// one that refuses server/discover, and its run stops with exit 3 before any scenario, its
+/// report written.
 #[test]
 fn detection_waits_for_a_slow_start_and_tells_silence_from_refusal() {
     let slow = format!("{} --variant slow-start", ext_reference(&[]));
@@ -452,7 +453,12 @@ fn detection_waits_for_a_slow_start_and_tells_silence_from_refusal() {
     let out = taskcheck(&args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("(no answer: server/discover"), "{err}");
+    // silent to both questions: the run stops, naming both silences, and claims no design
+    assert!(
+        err.contains("no response to initialize within 1000 ms (no answer: server/discover"),
+        "{err}"
+    );
+    assert!(!err.contains("speaks the"), "{err}");
     assert!(json.is_file(), "the report is written");
     let refused = taskcheck(&[
         "run",

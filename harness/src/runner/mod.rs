@@ -696,11 +696,16 @@ pub async fn first_session<C: Connect>(
     if profile != default {
         return Ok((profile, why));
     }
-    match default_opened {
+    let opened = match default_opened {
         Some(opened) => opened,
         None => open(default).await,
+    };
+    // a receiver silent to both questions is told apart from one that refused the other
+    match (opened, &why) {
+        (Ok(()), _) => Ok((profile, why)),
+        (Err((p, e)), Some(asked)) => Err((p, format!("{e} ({asked})"))),
+        (Err(e), None) => Err(e),
     }
-    .map(|_| (profile, why))
 }
 
 /// The longest a tool is watched (`observe_task`): work that takes longer is no use to a scenario.
