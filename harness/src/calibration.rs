@@ -95,7 +95,7 @@ pub fn call_for(role: &str, mapping: &Mapping) -> Result<Value, String> {
     let map = crate::fixtures::FixtureMap::single(role, mapping.clone());
     let fixture =
         json!({"name": role, "arguments": {"ms": CALIBRATION_MS, "text": "taskcheck", "steps": 3}});
-    let mut call = map.apply(&fixture, false)?;
+    let mut call = map.apply(&fixture, false, false)?;
     call.as_object_mut().map(|c| c.remove("task"));
     Ok(call)
 }
@@ -198,6 +198,7 @@ mod tests {
             tool: "wait_a_bit".into(),
             arguments: Some(json!({"millis": "${ms}"})),
             duration_ms: None,
+            many_tasks: None,
         };
         assert_eq!(
             call_for("optional_sleep", &mapping).unwrap(),

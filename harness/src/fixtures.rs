@@ -148,6 +148,11 @@ pub struct Mapping {
     /// slower, so what it proves by timing still holds.
     #[serde(default, rename = "duration-ms")]
     pub duration_ms: Option<u64>,
+    /// A quicker tool that plays the role too, called instead by the steps that make many
+    /// tasks and need only that each is made (`repeat`), so a run asks less of the server's
+    /// work (`taskcheck init` picks the quickest it measured).
+    #[serde(default, rename = "many-tasks")]
+    pub many_tasks: Option<Box<Mapping>>,
 }
 
 /// How fixture roles map to the receiver's tools (`--fixtures FILE`); unmapped roles keep their names.
@@ -225,6 +230,15 @@ impl FixtureMap {
         self.0.get(role).and_then(|m| m.duration_ms)
     }
 
+    /// Each mapped tool's fixed work per call, in ms, for those that take no duration.
+    pub fn fixed_work_ms(&self) -> std::collections::BTreeMap<String, u64> {
+        self.0
+            .values()
+            .flat_map(|m| std::iter::once(m).chain(m.many_tasks.as_deref()))
+            .filter_map(|m| Some((m.tool.clone(), m.duration_ms?)))
+            .collect()
+    }
+
     /// How a scenario's timing must stretch where roles are played by tools that work a
     /// fixed time, given its calls (role, the `ms` asked): the factor (the most, over calls
     /// asking for some `ms`, of the fixed time over that `ms`; at least 1) and the longest
@@ -251,14 +265,19 @@ impl FixtureMap {
 
     /// Rewrites `tools/call` params naming a mapped role into a call of the receiver's tool
     /// (where the `task.ttl` takes part in the scenario's timing, `timed_ttl`, a tool that
-    /// works a fixed time longer than the call's `ms` is given that much more of it).
-    pub fn apply(&self, params: &Value, timed_ttl: bool) -> Result<Value, String> {
+    /// works a fixed time longer than the call's `ms` is given that much more of it). One of
+    /// `many` calls goes to the role's `many-tasks` tool where it has one.
+    pub fn apply(&self, params: &Value, timed_ttl: bool, many: bool) -> Result<Value, String> {
         let role = params
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default();
         let Some(mapping) = self.0.get(role) else {
             return Ok(params.clone());
+        };
+        let mapping = match (many, &mapping.many_tasks) {
+            (true, Some(quick)) => quick,
+            _ => mapping,
         };
         let mut out = params.clone();
         out["name"] = json!(mapping.tool);
@@ -312,7 +331,7 @@ mod tests {
         assert_eq!(map.tool_name("tool_error"), "tool_error");
         let call = json!({"name": "optional_sleep", "arguments": {"ms": 200}, "task": {"ttl": 1}});
         assert_eq!(
-            map.apply(&call, false).unwrap(),
+            map.apply(&call, false, false).unwrap(),
             json!({"name": "wait_a_bit", "arguments": {"millis": 200, "label": "t-200"}, "task": {"ttl": 1}})
         );
         let seconds = FixtureMap::parse(
@@ -322,12 +341,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            seconds.apply(&call, false).unwrap()["arguments"],
+            seconds.apply(&call, false, false).unwrap()["arguments"],
             json!({"duration": 0.2, "whole": 1})
         );
         let echo = json!({"name": "sync_echo", "arguments": {"text": "x"}});
         assert_eq!(
-            map.apply(&echo, false).unwrap()["arguments"],
+            map.apply(&echo, false, false).unwrap()["arguments"],
             json!({"text": "x"})
         );
     }
@@ -368,9 +387,38 @@ mod tests {
         assert_eq!(map.slowdown([("sync_echo", 10)].into_iter()), (1.0, 0));
         // the ttl grows by the work the call did not ask for
         let call = json!({"name": "optional_sleep", "arguments": {"ms": 0}, "task": {"ttl": 600}});
-        assert_eq!(map.apply(&call, true).unwrap()["task"]["ttl"], 2100);
+        assert_eq!(map.apply(&call, true, false).unwrap()["task"]["ttl"], 2100);
         // a ttl that is a magnitude, not a timing (ten years), is sent as written
-        assert_eq!(map.apply(&call, false).unwrap()["task"]["ttl"], 600);
+        assert_eq!(map.apply(&call, false, false).unwrap()["task"]["ttl"], 600);
+    }
+
+    #[test]
+    fn a_step_making_many_tasks_calls_the_quicker_tool_and_its_work_counts() {
+        let map = FixtureMap::parse(
+            "optional_sleep:\n  tool: report\n  arguments: {q: Q1}\n  duration-ms: 1500\n  many-tasks: {tool: check, arguments: {q: Q2}, duration-ms: 100}\n",
+            "map.yaml",
+            &ROLES,
+        )
+        .unwrap();
+        let call = json!({"name": "optional_sleep", "arguments": {"ms": 0}, "task": {"ttl": 600}});
+        let once = map.apply(&call, false, false).unwrap();
+        let many = map.apply(&call, false, true).unwrap();
+        assert_eq!(
+            (once["name"].clone(), once["arguments"]["q"].clone()),
+            (json!("report"), json!("Q1"))
+        );
+        assert_eq!(
+            (many["name"].clone(), many["arguments"]["q"].clone()),
+            (json!("check"), json!("Q2"))
+        );
+        assert_eq!(
+            map.fixed_work_ms(),
+            [("check".to_string(), 100), ("report".to_string(), 1500)].into()
+        );
+        // a role without one calls its own tool either way
+        let plain =
+            FixtureMap::parse("optional_sleep:\n  tool: report\n", "map.yaml", &ROLES).unwrap();
+        assert_eq!(plain.apply(&call, false, true).unwrap()["name"], "report");
     }
 
     #[test]

@@ -275,6 +275,7 @@ impl Folder {
             started: String::new(),
             duration: Duration::ZERO,
             cpu: None,
+            fixed_work_ms: Default::default(),
         }
     }
 }

@@ -236,6 +236,14 @@ pub fn render(receiver: &Receiver, profile: Profile, roles: &[(&str, &Mapping)])
                     "    duration-ms: {ms}   # measured: it works this long whatever it is given\n"
                 ));
             }
+            if let Some(quick) = &mapping.many_tasks {
+                out.push_str(&format!(
+                    "    # the steps that make many tasks (12, 100, 200) call the quickest tool that plays the role\n    many-tasks: {{tool: {}, arguments: {}{}}}\n",
+                    quoted(&quick.tool),
+                    quick.arguments.clone().unwrap_or_default(),
+                    quick.duration_ms.map(|ms| format!(", duration-ms: {ms}")).unwrap_or_default()
+                ));
+            }
         }
     }
     out.push_str(
@@ -347,6 +355,12 @@ mod tests {
             tool: "slow \"job\"".into(),
             arguments: Some(serde_json::json!({"delay_ms": "${ms}", "tag": "a: b"})),
             duration_ms: Some(1500),
+            many_tasks: Some(Box::new(Mapping {
+                tool: "quick \"check\"".into(),
+                arguments: Some(serde_json::json!({"q": "Q1"})),
+                duration_ms: Some(90),
+                many_tasks: None,
+            })),
         };
         let receiver = Receiver {
             key: "url-from",

@@ -302,37 +302,8 @@ pub fn propose(
             });
             let mut why = Vec::new();
             for tool in candidates {
-                let support = declared_support(tool);
-                let words = score(tool, role) > 0;
-                let refused = match (forbidden(tool), agreement(tool, wanted, negotiates)) {
-                    (Some(danger), _) => Err(format!(
-                        "{danger}: `--allow-tool {}` lets taskcheck call it",
-                        name(tool)
-                    )),
-                    (None, 0) => Err(format!(
-                        "declares taskSupport {}, which answers no call of the role as its {} does",
-                        show(support),
-                        show(wanted)
-                    )),
-                    (None, _) if negotiates && !may_play(support, role, words) => Err(format!(
-                        "declares taskSupport {}: {}",
-                        show(support),
-                        match plain_role(role) {
-                            true => "it runs as a task, and nothing says it does this",
-                            false => "it never runs as a task",
-                        }
-                    )),
-                    (None, _) => arguments(tool, role),
-                };
-                match refused {
-                    Ok(arguments) => {
-                        let mapping = Mapping {
-                            tool: name(tool),
-                            arguments: Some(arguments),
-                            duration_ms: None,
-                        };
-                        return (role, Choice::Mapped(mapping));
-                    }
+                match mapping_for(tool, role, negotiates, allowed) {
+                    Ok(mapping) => return (role, Choice::Mapped(mapping)),
                     Err(e) => why.push(format!("{:?} {e}", name(tool))),
                 }
             }
@@ -359,6 +330,69 @@ pub fn propose(
             };
             (role, Choice::Unplayed(why))
         })
+        .collect()
+}
+
+/// How `tool` plays `role`, or why it may not: a tool that may destroy something and is not
+/// `allowed`, whose taskSupport answers no call of the role, that never runs as a task for a
+/// task role, or whose arguments cannot be built.
+fn mapping_for(
+    tool: &Value,
+    role: &str,
+    negotiates: bool,
+    allowed: &[String],
+) -> Result<Mapping, String> {
+    let name = tool
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let wanted = find(role).and_then(|f| f.task_support);
+    let support = declared_support(tool);
+    let words = score(tool, role) > 0;
+    let danger = unsafe_to_call(tool).filter(|_| !allowed.contains(&name));
+    let arguments = match (danger, agreement(tool, wanted, negotiates)) {
+        (Some(danger), _) => Err(format!(
+            "{danger}: `--allow-tool {name}` lets taskcheck call it"
+        )),
+        (None, 0) => Err(format!(
+            "declares taskSupport {}, which answers no call of the role as its {} does",
+            show(support),
+            show(wanted)
+        )),
+        (None, _) if negotiates && !may_play(support, role, words) => Err(format!(
+            "declares taskSupport {}: {}",
+            show(support),
+            match plain_role(role) {
+                true => "it runs as a task, and nothing says it does this",
+                false => "it never runs as a task",
+            }
+        )),
+        (None, _) => arguments(tool, role),
+    }?;
+    Ok(Mapping {
+        tool: name,
+        arguments: Some(arguments),
+        duration_ms: None,
+        many_tasks: None,
+    })
+}
+
+/// Every tool but `chosen` and the fixtures' own that may play the task role `role`, words or
+/// none, each as it would play it: the candidates whose calls can be measured for a quicker
+/// one.
+pub fn others_for(
+    role: &str,
+    chosen: &str,
+    tools: &[Value],
+    roles: &[&str],
+    negotiates: bool,
+    allowed: &[String],
+) -> Vec<Mapping> {
+    tools
+        .iter()
+        .filter_map(|t| mapping_for(t, role, negotiates, allowed).ok())
+        .filter(|m| m.tool != chosen && !roles.contains(&m.tool.as_str()))
         .collect()
 }
 

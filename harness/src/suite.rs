@@ -81,6 +81,7 @@ pub async fn run_all<C: Connect + 'static>(
         cpu: own_cpu()
             .zip(cpu_start)
             .map(|(end, start)| end.saturating_sub(start)),
+        fixed_work_ms: config.fixtures.fixed_work_ms(),
         receiver: connector.describe(),
         transport: connector.transport().into(),
         started,
@@ -180,6 +181,7 @@ pub fn unopened<C: Connect>(
         folded: Default::default(),
         profile,
         cpu: None,
+        fixed_work_ms: Default::default(),
         receiver: connector.describe(),
         transport: connector.transport().into(),
         started: crate::timestamp::now(),

@@ -89,6 +89,7 @@ fn sample() -> RunReport {
         started: "2026-01-01T00:00:00Z".into(),
         duration: Duration::from_millis(1234),
         cpu: None,
+        fixed_work_ms: Default::default(),
         scenarios: vec![
             scenario(
                 "cancel-terminal",
@@ -208,6 +209,7 @@ fn sample_ext() -> RunReport {
         started: "2026-01-01T00:00:00Z".into(),
         duration: Duration::from_millis(321),
         cpu: None,
+        fixed_work_ms: Default::default(),
         scenarios: vec![
             scenario(
                 "ext-create-poll-complete",

@@ -102,7 +102,7 @@ pub async fn run(args: InitArgs) -> i32 {
                 print!("{}", tool_table(&tools));
                 let roles = profile.fixture_roles();
                 let mut proposal = proposal::propose(&roles, &tools, declared, &args.allow_tool);
-                calibrate(
+                let seen = calibrate(
                     &c,
                     profile,
                     &limits,
@@ -110,6 +110,13 @@ pub async fn run(args: InitArgs) -> i32 {
                     &mut proposal,
                 )
                 .await;
+                let many = Many {
+                    tools: &tools,
+                    roles: &roles,
+                    negotiates: declared.negotiates,
+                    allowed: &args.allow_tool,
+                };
+                quickest_for_many(&c, profile, &limits, &many, seen, &mut proposal).await;
                 Ok((proposal, info.capabilities))
             }
             Err(e) => Err(e),
@@ -128,11 +135,21 @@ pub async fn run(args: InitArgs) -> i32 {
         let line = match choice {
             Choice::Itself => "played by the tool of that name".to_string(),
             Choice::Mapped(m) => format!(
-                "played by {:?} with arguments {}{}",
+                "played by {:?} with arguments {}{}{}",
                 m.tool,
                 m.arguments.clone().unwrap_or_default(),
                 m.duration_ms
                     .map(|ms| format!(", working {ms} ms whatever it is given (measured)"))
+                    .unwrap_or_default(),
+                m.many_tasks
+                    .as_ref()
+                    .map(|q| format!(
+                        "; the steps that make many tasks call {:?}, which completed sooner{}",
+                        q.tool,
+                        q.duration_ms
+                            .map(|ms| format!(" ({ms} ms)"))
+                            .unwrap_or_default()
+                    ))
                     .unwrap_or_default()
             ),
             Choice::Unplayed(why) => format!("unplayed: {why}"),
@@ -221,14 +238,14 @@ async fn calibrate<C: mcp_taskcheck::transport::Connect>(
     limits: &Limits,
     server: (&[Value], &Value),
     proposal: &mut std::collections::BTreeMap<&'static str, Choice>,
-) {
+) -> Watched {
     let (tools, capabilities) = server;
+    let mut seen = Watched::default();
     if !mcp_taskcheck::monitor::has_capability(capabilities, profile.facts().task_tools_capability)
     {
-        return;
+        return seen;
     }
     let negotiates = profile.negotiates_task_support(capabilities);
-    let mut seen: std::collections::BTreeMap<String, Result<Observed, String>> = Default::default();
     for (role, choice) in proposal.iter_mut() {
         let Choice::Mapped(mapping) = choice else {
             continue;
@@ -249,22 +266,12 @@ async fn calibrate<C: mcp_taskcheck::transport::Connect>(
                 continue;
             }
         };
-        let key = call.to_string();
-        if !seen.contains_key(&key) {
-            println!(
-                "watching {:?}: one call as a task, to learn what it does",
-                mapping.tool
-            );
-            let did = mcp_taskcheck::runner::observe_task(connector, limits, profile, call).await;
-            if let Ok(did) = &did {
-                println!("  it {}", did.describe());
-            }
-            seen.insert(key.clone(), did);
-        }
-        let did = seen[&key].clone().and_then(|did| {
-            calibration::plays(role, &did)?;
-            Ok(did)
-        });
+        let did = watch(connector, limits, profile, &mapping.tool, call, &mut seen)
+            .await
+            .and_then(|did| {
+                calibration::plays(role, &did)?;
+                Ok(did)
+            });
         *choice = match did {
             Ok(did) => Choice::Mapped(Mapping {
                 duration_ms: proposal::needs_duration(role, mapping)
@@ -276,6 +283,96 @@ async fn calibrate<C: mcp_taskcheck::transport::Connect>(
                 mapping.tool
             )),
         };
+    }
+    seen
+}
+
+/// What each distinct call did, watched once.
+type Watched = std::collections::BTreeMap<String, Result<Observed, String>>;
+
+/// What one call as a task did, watched once per distinct call (`seen`), saying so.
+async fn watch<C: mcp_taskcheck::transport::Connect>(
+    connector: &C,
+    limits: &Limits,
+    profile: Profile,
+    tool: &str,
+    call: Value,
+    seen: &mut Watched,
+) -> Result<Observed, String> {
+    let key = call.to_string();
+    if !seen.contains_key(&key) {
+        println!("watching {tool:?}: one call as a task, to learn what it does");
+        let did = mcp_taskcheck::runner::observe_task(connector, limits, profile, call).await;
+        if let Ok(did) = &did {
+            println!("  it {}", did.describe());
+        }
+        seen.insert(key.clone(), did);
+    }
+    seen[&key].clone()
+}
+
+/// What decides which other tools may make the many-task steps' tasks.
+struct Many<'a> {
+    tools: &'a [Value],
+    roles: &'a [&'static str],
+    negotiates: bool,
+    allowed: &'a [String],
+}
+
+/// The role whose calls the steps that make many tasks repeat.
+const MANY_ROLE: &str = "optional_sleep";
+/// The most other tools `init` calls to find a quicker one for those steps.
+const MANY_CANDIDATES: usize = 4;
+
+/// Where the many-task steps' role is played by a tool that works a fixed time, watches the
+/// other tools that may play it (a few, each once) and gives the role the quickest that
+/// completes as a task sooner as its `many-tasks` tool: a run then asks that much less of
+/// the server's work.
+async fn quickest_for_many<C: mcp_taskcheck::transport::Connect>(
+    connector: &C,
+    profile: Profile,
+    limits: &Limits,
+    many: &Many<'_>,
+    mut seen: Watched,
+    proposal: &mut std::collections::BTreeMap<&'static str, Choice>,
+) {
+    let Some(Choice::Mapped(chosen)) = proposal.get(MANY_ROLE) else {
+        return;
+    };
+    let Some(fixed) = chosen.duration_ms else {
+        return;
+    };
+    let others = proposal::others_for(
+        MANY_ROLE,
+        &chosen.tool,
+        many.tools,
+        many.roles,
+        many.negotiates,
+        many.allowed,
+    );
+    let mut best: Option<(u64, Mapping)> = None;
+    for other in others.into_iter().take(MANY_CANDIDATES) {
+        let Ok(call) = calibration::call_for(MANY_ROLE, &other) else {
+            continue;
+        };
+        let Ok(did) = watch(connector, limits, profile, &other.tool, call, &mut seen).await else {
+            continue;
+        };
+        let took = did.took.as_millis() as u64;
+        let quicker = took < best.as_ref().map_or(fixed, |(ms, _)| *ms);
+        if calibration::plays(MANY_ROLE, &did).is_ok() && quicker {
+            let duration_ms = proposal::needs_duration(MANY_ROLE, &other).then_some(took);
+            best = Some((
+                took,
+                Mapping {
+                    duration_ms,
+                    ..other
+                },
+            ));
+        }
+    }
+    if let (Some((_, quick)), Some(Choice::Mapped(chosen))) = (best, proposal.get_mut(MANY_ROLE)) {
+        chosen.many_tasks = Some(Box::new(quick));
     }
 }
 

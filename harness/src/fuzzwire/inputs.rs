@@ -195,7 +195,7 @@ fn draw_lines(
     };
     let sleep = |task: Value| {
         let call = json!({"name": "optional_sleep", "arguments": {"ms": 0}, "task": task});
-        fixtures.apply(&call, false).unwrap_or(call)
+        fixtures.apply(&call, false, false).unwrap_or(call)
     };
     match class {
         // a lenient parser may read the id anyway and answer as if the text were JSON

@@ -48,7 +48,7 @@ impl RunReport {
             "staleBaseline": outcome.stale,
             "totals": {"passed": t.passed, "failed": t.failed, "warnings": t.warnings, "info": t.info, "notApplicable": t.not_applicable, "untestable": t.untestable, "consequences": t.consequences, "errors": t.errors},
             "judged": {"rules": judged.rules, "untestable": judged.untestable},
-            "toolsCalled": self.tools_called().into_iter().map(|(name, calls)| json!({"name": name, "calls": calls})).collect::<Vec<_>>(),
+            "toolsCalled": self.tools_called().into_iter().map(|(name, c)| json!({"name": name, "calls": c.calls, "workMs": c.work_ms})).collect::<Vec<_>>(),
             "rules": self.rule_verdicts().into_iter().map(|(rule, v)| {
                 let r = spec::rule(&rule);
                 let untestable_in = unjudged.get(&rule).map_or(0, |s| s.len());

@@ -102,6 +102,9 @@ pub struct RunReport {
     pub folded: Folded,
     /// CPU time taskcheck itself spent (all its threads, none of its receivers), if measured.
     pub cpu: Option<Duration>,
+    /// The work one call of a tool costs the receiver, in ms, for the tools that work a fixed
+    /// time whatever they are given (a fixture map's `duration-ms`, which `init` measured).
+    pub fixed_work_ms: BTreeMap<String, u64>,
 }
 
 /// Counts of verdicts over every check.
@@ -116,6 +119,23 @@ pub struct Totals {
     /// Observations explained by a failure already counted (never counted as failed).
     pub consequences: usize,
     pub errors: usize,
+}
+
+/// How often the run called one of the receiver's tools, and the work those calls asked of
+/// it, in ms, where known.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Called {
+    pub calls: usize,
+    pub work_ms: Option<u64>,
+}
+
+/// A duration for a reader: `850 ms`, `3.6 s`, `8 min 30 s`.
+fn spoken_ms(ms: u64) -> String {
+    match ms {
+        0..=999 => format!("{ms} ms"),
+        1000..=59_999 => format!("{:.1} s", ms as f64 / 1000.0),
+        _ => format!("{} min {} s", ms / 60_000, (ms % 60_000) / 1000),
+    }
 }
 
 /// What the run means: the exit code, why, and how the baseline was applied.
@@ -187,6 +207,7 @@ impl RunReport {
             duration,
             scenarios,
             cpu: None,
+            fixed_work_ms: Default::default(),
         }
     }
 
@@ -210,9 +231,10 @@ impl RunReport {
     }
 
     /// The receiver's tools the run called (the names of the `tools/call` requests taskcheck
-    /// sent), each with its number of calls.
-    pub fn tools_called(&self) -> BTreeMap<String, usize> {
-        let mut out = BTreeMap::new();
+    /// sent), each with its number of calls and the work they asked of it in ms, where known:
+    /// a tool's fixed work per call ([`RunReport::fixed_work_ms`]), else the `ms` a call gave.
+    pub fn tools_called(&self) -> BTreeMap<String, Called> {
+        let mut out: BTreeMap<String, Called> = BTreeMap::new();
         let sent = self.scenarios.iter().flat_map(|s| s.trace.iter());
         for entry in sent.filter(|e| e.dir == crate::trace::Direction::Out) {
             let Some(message) = &entry.message else {
@@ -221,20 +243,37 @@ impl RunReport {
             if message.get("method").and_then(|m| m.as_str()) != Some("tools/call") {
                 continue;
             }
-            if let Some(name) = message.pointer("/params/name").and_then(|n| n.as_str()) {
-                *out.entry(name.to_string()).or_insert(0) += 1;
+            let Some(name) = message.pointer("/params/name").and_then(|n| n.as_str()) else {
+                continue;
+            };
+            let work = self.fixed_work_ms.get(name).copied().or_else(|| {
+                message
+                    .pointer("/params/arguments/ms")
+                    .and_then(|m| m.as_u64())
+            });
+            let called = out.entry(name.to_string()).or_default();
+            called.calls += 1;
+            if let Some(ms) = work {
+                *called.work_ms.get_or_insert(0) += ms;
             }
         }
         out
     }
 
-    /// The tools called, in words: `tools called: echo ×4, sleep ×12`, or `no tool called`.
+    /// The tools called and what they cost, in words: `tools called: echo ×4, sleep ×12 (about
+    /// 3.6 s of work asked)`, or `no tool called`.
     pub fn tools_line(&self) -> String {
         let called = self.tools_called();
         match called.is_empty() {
             true => "no tool called".to_string(),
             false => {
-                let each: Vec<String> = called.iter().map(|(t, n)| format!("{t} ×{n}")).collect();
+                let each: Vec<String> = called
+                    .iter()
+                    .map(|(t, c)| match c.work_ms.filter(|ms| *ms > 0) {
+                        Some(ms) => format!("{t} ×{} ({} of work asked)", c.calls, spoken_ms(ms)),
+                        None => format!("{t} ×{}", c.calls),
+                    })
+                    .collect();
                 format!("tools called: {}", each.join(", "))
             }
         }

@@ -128,6 +128,7 @@ pub async fn run_all(settings: &Settings, scenarios: Vec<RequestorScenario>) -> 
         folded: Default::default(),
         profile,
         cpu: None,
+        fixed_work_ms: Default::default(),
         receiver: format!("{} (a requestor per scenario)", settings.command),
         transport: match settings.http {
             true => "http",

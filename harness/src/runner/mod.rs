@@ -60,15 +60,16 @@ impl Config {
     /// What a step sends for `params`: every duration it marks (`{$scaled: N}`: a fixture's
     /// work, a ttl that takes part in the scenario's timing) stretched by the scale, like every
     /// wait, and a `tools/call` of a fixture role rewritten into a call of the receiver's tool.
-    /// Numbers not so marked (a ten-year ttl) are sent as written.
-    pub fn call(&self, method: &str, params: &Value) -> Result<Value, String> {
+    /// Numbers not so marked (a ten-year ttl) are sent as written. A step that sends its call
+    /// `many` times calls the role's quicker tool where the map gives one.
+    pub fn call(&self, method: &str, params: &Value, many: bool) -> Result<Value, String> {
         let timed_ttl = params
             .pointer("/task/ttl")
             .and_then(crate::matcher::scaled_ms)
             .is_some();
         let params = crate::matcher::scale(params, self.limits.scale);
         match method {
-            "tools/call" => self.fixtures.apply(&params, timed_ttl),
+            "tools/call" => self.fixtures.apply(&params, timed_ttl, many),
             _ => Ok(params),
         }
     }

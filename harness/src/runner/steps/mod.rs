@@ -473,7 +473,9 @@ impl<'a> Exec<'a> {
                 abandon_after_ms: None,
                 ..
             } => {
-                let params = self.config.call(method, &subst(params, &state.vars)?);
+                let params =
+                    self.config
+                        .call(method, &subst(params, &state.vars)?, repeat.is_some());
                 let params = params.map_err(Stop::Prerequisite)?;
                 let mut collected: Vars = Vars::new();
                 let creates = params.get("task").is_some();
