@@ -271,6 +271,18 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
         "  checks:   {}\n",
         joined(checks_of(&rule.id, scenarios))
     ));
+    // the fixture roles those scenarios call: what a server's tools must play to judge it
+    let roles: std::collections::BTreeSet<&str> = scenarios
+        .iter()
+        .filter(|s| s.rules.contains(&rule.id))
+        .flat_map(|s| s.requires.tools.iter().map(String::as_str))
+        .collect();
+    if !roles.is_empty() {
+        out.push_str(&format!(
+            "  roles:    {} (fixture roles its scenarios call; `taskcheck list --fixtures`)\n",
+            roles.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
     // each reference that can break the rule, with its faults
     let of = |faults: Vec<FaultEntry>| -> Vec<&'static str> {
         faults

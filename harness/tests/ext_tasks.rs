@@ -434,7 +434,7 @@ fn a_missing_tool_leaves_its_rule_untestable_and_require_judged_says_so() {
 #[test]
 fn detection_waits_for_a_slow_start_and_tells_silence_from_refusal() {
     let slow = format!("{} --variant slow-start", ext_reference(&[]));
-    let out = taskcheck(&["run", "--stdio", &slow, "--scenario", "ext-cancel", "-q"]);
+    let out = taskcheck(&["run", "--stdio", &slow, "--scenario", "ext-cancel"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("speaks the ext-tasks design"), "{err}");
     assert_eq!(out.status.code(), Some(0), "{err}");

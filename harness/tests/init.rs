@@ -260,6 +260,15 @@ fn a_server_with_only_a_required_fixed_duration_tool_is_judged_on_what_its_tools
     );
     let out = taskcheck_in(&dir, &["run", "-q", "--trace", "trace.jsonl"], "");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // -q is the summary alone: no settings banner, no fixture plan, no design line on stderr,
+    // no untestable list on stdout (the rules line counts them; the reports list them)
+    let (said, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(err.trim().is_empty(), "stderr: {err}");
+    assert!(said.starts_with("rules: 14 untestable"), "{said}");
+    assert!(said.lines().count() <= 4, "{said}");
     let doc = report(&dir);
     assert_eq!(doc["totals"]["failed"], 0, "{}", doc["totals"]);
     assert_eq!(doc["totals"]["warnings"], 0, "{}", doc["totals"]);

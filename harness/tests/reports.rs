@@ -147,6 +147,15 @@ fn sample() -> RunReport {
                 )],
                 vec![],
             ),
+            scenario(
+                "input-required-flow",
+                vec![Check::with(
+                    "tasks.input.requests-delivered",
+                    Verdict::Untestable,
+                    "the receiver has no tool \"elicit_input\" for the fixture role \"elicit_input\" (see `taskcheck list --fixtures`)",
+                )],
+                vec![],
+            ),
         ],
     }
 }
@@ -318,15 +327,15 @@ fn junit_is_xml_with_a_test_case_per_check() {
         .descendants()
         .filter(|n| n.has_tag_name("testcase"))
         .collect();
-    assert_eq!(cases.len(), 7, "one test case per check");
+    assert_eq!(cases.len(), 8, "one test case per check");
     let with = |tag: &str| {
         cases
             .iter()
             .filter(|c| c.children().any(|n| n.has_tag_name(tag)))
             .count()
     };
-    // the consequence is skipped, with its root named
-    assert_eq!((with("failure"), with("error"), with("skipped")), (1, 0, 2));
+    // the consequence is skipped, with its root named, and so is what could not be judged
+    assert_eq!((with("failure"), with("error"), with("skipped")), (1, 0, 3));
     assert!(xml.contains("consequence of tasks.cancel.terminal-rejected (cancel-terminal, step 3)"));
     // a warning fails the JUnit case only under --fail-on should
     let strict = report.junit(&report.outcome(FailOn::Should, None, Default::default()));
@@ -700,21 +709,24 @@ fn a_rule_stands_at_its_worst_judgement_not_where_it_could_not_be_judged() {
         report.rule_verdicts()["tasks.result.blocks"],
         Verdict::Untestable
     );
+    // the sample's own untestable rule, and the new one; never the rule judged elsewhere
+    let untestable = report.untestable_rules();
     assert_eq!(
-        report.untestable_rules(),
-        vec![(
-            "tasks.result.blocks".to_string(),
-            "no tool plays progress_sleep".to_string()
-        )]
+        untestable
+            .iter()
+            .map(|(r, _)| r.as_str())
+            .collect::<Vec<_>>(),
+        ["tasks.input.requests-delivered", "tasks.result.blocks"]
     );
+    assert_eq!(untestable[1].1, "no tool plays progress_sleep");
     let judged = report.judged();
-    assert_eq!(judged.untestable, 1);
+    assert_eq!(judged.untestable, 2);
     let doc = report.json(&report.outcome(FailOn::Must, None, Default::default()));
     let listed = doc["rules"].as_array().unwrap();
     let entry = listed.iter().find(|r| r["id"] == rule).unwrap();
     assert_eq!(entry["verdict"], serde_json::to_value(judged_as).unwrap());
     assert_eq!(entry["untestableIn"], 1);
-    assert_eq!(doc["judged"]["untestable"], 1);
+    assert_eq!(doc["judged"]["untestable"], 2);
 }
 
 #[test]

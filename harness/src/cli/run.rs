@@ -28,7 +28,9 @@ pub struct RunArgs {
 pub async fn run(mut args: RunArgs) -> i32 {
     let found = Project::find(args.config.as_deref()).unwrap_or_else(|e| usage_error(e));
     if let Some(project) = found {
-        eprintln!("taskcheck: settings from {}", project.file.display());
+        if !args.suite.reports.quiet {
+            eprintln!("taskcheck: settings from {}", project.file.display());
+        }
         fill_in(&mut args, project);
     }
     // a fresh server per scenario: one at a time, so none is killed under another
@@ -93,7 +95,7 @@ pub async fn run_suite<C: Connect + 'static>(
     let profile = match kind {
         ReceiverKind::Server => {
             let limits = config(&args.judge).limits;
-            match tested_profile(&connector, library.profile, &limits).await {
+            match tested_profile(&connector, library.profile, &limits, !args.reports.quiet).await {
                 Ok(profile) => profile,
                 Err((profile, why)) => {
                     // a broken baseline is still a usage error, said first
@@ -126,7 +128,7 @@ pub async fn run_suite<C: Connect + 'static>(
     let scenarios = selected_for(&args.library, &args.select, kind);
     let baseline = baseline(&args.reports, &args.library);
     let config = config(&args.judge);
-    if !config.fixtures.is_empty() && kind == ReceiverKind::Server {
+    if !config.fixtures.is_empty() && kind == ReceiverKind::Server && !args.reports.quiet {
         // say up front what the mapping leaves out
         if let Ok((info, tools)) =
             mcp_taskcheck::runner::probe(&connector, &config.limits, profile).await

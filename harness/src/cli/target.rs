@@ -125,15 +125,16 @@ pub async fn profile_for<C: Connect>(
     profile
 }
 
-/// The profile given, or else the one the receiver speaks (said on stderr), once a first
-/// session has opened; or that profile and why no session opens (nothing said).
+/// The profile given, or else the one the receiver speaks (said on stderr where `say`), once
+/// a first session has opened; or that profile and why no session opens (nothing said).
 pub async fn tested_profile<C: Connect>(
     connector: &C,
     given: Option<Profile>,
     limits: &Limits,
+    say: bool,
 ) -> Result<Profile, (Profile, String)> {
     let (profile, why) = mcp_taskcheck::runner::first_session(connector, limits, given).await?;
-    if given.is_none() {
+    if given.is_none() && say {
         say_spoken(profile, why);
     }
     Ok(profile)

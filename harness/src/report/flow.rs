@@ -18,6 +18,79 @@ pub fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// Escapes text for an element's content (a `<title>`, a table cell), where quotes need no
+/// escape: a message's JSON stays about as long as it is.
+pub(super) fn escape_content(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Fewest requests of one method in a row that are drawn folded.
+const FOLD_AT: usize = 8;
+
+/// A row of the diagram: a message, or a run of messages folded into a line (first and last
+/// trace number, the method of its requests, how many of them).
+enum Row<'e> {
+    Message(&'e Entry),
+    Folded(u64, u64, String, usize),
+}
+
+/// The rows to draw: a run of `FOLD_AT` or more requests of one method, with their answers
+/// and the notifications between them, none of it evidence of a failure, keeps its first
+/// four messages and its last two and folds the rest into one line (two hundred task
+/// creations read as seven rows).
+fn rows<'e>(messages: &[&'e Entry], bad: &BTreeSet<u64>) -> Vec<Row<'e>> {
+    let method = |e: &Entry| {
+        e.message
+            .as_ref()
+            .and_then(|m| m.get("method"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let request = |e: &Entry| {
+        let id = e.message.as_ref().and_then(|m| m.get("id")).is_some();
+        (e.dir == Direction::Out && id && !bad.contains(&e.seq))
+            .then(|| method(e))
+            .flatten()
+    };
+    // within a run: its requests, any answer, any notification the receiver sent
+    let belongs = |e: &Entry, m: &str| {
+        !bad.contains(&e.seq)
+            && match (e.dir, method(e)) {
+                (Direction::Out, _) => request(e).as_deref() == Some(m),
+                (Direction::In, Some(n)) => n.starts_with("notifications/"),
+                (Direction::In, None) => true,
+                _ => false,
+            }
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < messages.len() {
+        let Some(m) = request(messages[i]) else {
+            out.push(Row::Message(messages[i]));
+            i += 1;
+            continue;
+        };
+        let end = (i..messages.len())
+            .find(|&j| !belongs(messages[j], &m))
+            .unwrap_or(messages.len());
+        let run = &messages[i..end];
+        let asked = |part: &[&Entry]| part.iter().filter(|e| e.dir == Direction::Out).count();
+        if asked(run) < FOLD_AT || run.len() < 8 {
+            out.extend(run.iter().map(|e| Row::Message(e)));
+        } else {
+            let middle = &run[4..run.len() - 2];
+            out.extend(run[..4].iter().map(|e| Row::Message(e)));
+            let (first, last) = (middle[0].seq, middle[middle.len() - 1].seq);
+            out.push(Row::Folded(first, last, m, asked(middle)));
+            out.extend(run[run.len() - 2..].iter().map(|e| Row::Message(e)));
+        }
+        i = end;
+    }
+    out
+}
+
 /// The Task objects a message carries (created, fetched, listed, cancelled, or notified by
 /// the design's `status_notification`).
 fn tasks_in<'m>(message: &'m Value, status_notification: &str) -> Vec<&'m Value> {
@@ -81,7 +154,8 @@ pub fn sequence_svg(trace: &[Entry], bad: &BTreeSet<u64>) -> String {
     let messages: Vec<&Entry> = trace.iter().filter(|e| e.message.is_some()).collect();
     let two_peers = messages.iter().any(|e| e.peer.is_some());
     let (a, b, receiver) = (if two_peers { 230 } else { 120 }, 90, 640);
-    let drawn = messages.len().min(MAX_ROWS);
+    let rows = rows(&messages, bad);
+    let drawn = rows.len().min(MAX_ROWS);
     let height = TOP + ROW * (drawn + 1) + 20;
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"flow\" width=\"760\" height=\"{height}\" viewBox=\"0 0 760 {height}\" role=\"img\">\
@@ -98,8 +172,18 @@ pub fn sequence_svg(trace: &[Entry], bad: &BTreeSet<u64>) -> String {
         lane(b, "taskcheck (b)");
     }
     lane(receiver, "receiver");
-    for (row, e) in messages.iter().take(MAX_ROWS).enumerate() {
+    for (row, drawn_row) in rows.iter().take(MAX_ROWS).enumerate() {
         let y = TOP + ROW * row;
+        let e = match drawn_row {
+            Row::Message(e) => e,
+            Row::Folded(first, last, method, pairs) => {
+                svg.push_str(&format!(
+                    "<text x=\"380\" y=\"{y}\" text-anchor=\"middle\">… #{first}–#{last} folded: {pairs} more {}, their answers and the notifications between</text>\n",
+                    escape(method)
+                ));
+                continue;
+            }
+        };
         let me = if e.peer.is_some() { b } else { a };
         let (from, to) = match e.dir {
             Direction::Out => (me, receiver),
@@ -120,7 +204,7 @@ pub fn sequence_svg(trace: &[Entry], bad: &BTreeSet<u64>) -> String {
             "<g class=\"{class}\"><title>#{} {} ms: {}</title><line x1=\"{from}\" y1=\"{}\" x2=\"{to}\" y2=\"{}\" marker-end=\"url(#arrow)\"/><text x=\"{lx}\" y=\"{}\" text-anchor=\"{anchor}\">#{} {}</text></g>\n",
             e.seq,
             e.t_ms,
-            escape(&crate::trace::preview(&message.to_string(), 600)),
+            escape_content(&crate::trace::preview(&message.to_string(), 400)),
             y + 6,
             y + 6,
             y,
@@ -128,11 +212,11 @@ pub fn sequence_svg(trace: &[Entry], bad: &BTreeSet<u64>) -> String {
             escape(&caption(message)),
         ));
     }
-    if messages.len() > drawn {
+    if rows.len() > drawn {
         svg.push_str(&format!(
-            "<text x=\"380\" y=\"{}\" text-anchor=\"middle\">… {} more message(s) in the trace</text>\n",
+            "<text x=\"380\" y=\"{}\" text-anchor=\"middle\">… {} more row(s) in the trace</text>\n",
             TOP + ROW * drawn,
-            messages.len() - drawn
+            rows.len() - drawn
         ));
     }
     svg.push_str("</svg>");
@@ -180,6 +264,30 @@ mod tests {
                 ]
             )]
         );
+    }
+
+    #[test]
+    fn a_long_run_of_one_request_is_folded_but_never_its_evidence() {
+        // twenty task creations, a status notification between two of them
+        let mut trace = Vec::new();
+        for n in 0..20u64 {
+            let call = json!({"id": n, "method": "tools/call", "params": {}});
+            trace.push(entry(trace.len() as u64, Direction::Out, call));
+            if n == 5 {
+                let note = json!({"method": "notifications/tasks/status", "params": {}});
+                trace.push(entry(trace.len() as u64, Direction::In, note));
+            }
+            let answer = json!({"id": n, "result": {}});
+            trace.push(entry(trace.len() as u64, Direction::In, answer));
+        }
+        let svg = sequence_svg(&trace, &BTreeSet::new());
+        assert!(svg.contains("… #4–#38 folded: 17 more tools/call"), "{svg}");
+        assert_eq!(svg.matches("<g class=\"msg\">").count(), 6, "{svg}");
+        // a message that is evidence of a failure is always drawn
+        let svg = sequence_svg(&trace, &BTreeSet::from([21]));
+        assert!(svg.contains("class=\"msg bad\""), "{svg}");
+        assert!(svg.contains("#21 tools/call #10"), "{svg}");
+        assert!(svg.contains("… #4–#18 folded: 7 more tools/call"), "{svg}");
     }
 
     #[test]

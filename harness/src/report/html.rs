@@ -2,14 +2,15 @@
 //! and per scenario its checks, the statuses each task went through, and a sequence diagram of
 //! the actual messages with the evidence of failures in red.
 
-use super::flow::{escape, sequence_svg, task_statuses};
+use super::flow::{escape, escape_content, sequence_svg, task_statuses};
 use super::{totals_line, Outcome, RunReport};
 use crate::designs::Profile;
 use crate::spec;
 use crate::verdict::Verdict;
 use std::collections::BTreeSet;
 
-const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1100px}\
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:1.5em 2em;color:#222}\
+.m{white-space:pre-wrap;overflow-wrap:anywhere}\
 h1{font-size:1.4em}table{border-collapse:collapse;width:100%;margin:.5em 0}\
 td,th{border-bottom:1px solid #ddd;padding:4px 6px;text-align:left;vertical-align:top}\
 .v{font-weight:600;white-space:nowrap}.pass{color:#137333}.fail{color:#b3261e}.warn{color:#a05a00}\
@@ -24,11 +25,13 @@ details{margin:.6em 0;border:1px solid #ddd;border-radius:6px;padding:.4em .8em}
 
 /// The checks table's filter, and a scenario named by the URL's `#s-<id>` opened (the
 /// links of `reports/index.html`).
-const SCRIPT: &str = "function filter(){var v=document.getElementById('verdict').value,\
+const SCRIPT: &str = "var passed=['pass','info','not-applicable'];\
+function filter(){var v=document.getElementById('verdict').value,\
 q=document.getElementById('q').value.toLowerCase();\
 document.querySelectorAll('#checks tbody tr').forEach(function(r){\
-var ok=(!v||r.dataset.verdict===v)&&(!q||r.textContent.toLowerCase().indexOf(q)>=0);\
-r.style.display=ok?'':'none';});}\
+var d=r.dataset.verdict,by=v==='not-passed'?passed.indexOf(d)<0:(!v||d===v);\
+var ok=by&&(!q||r.textContent.toLowerCase().indexOf(q)>=0);\
+r.style.display=ok?'':'none';});}filter();\
 function reveal(){var e=location.hash&&document.getElementById(location.hash.slice(1));\
 if(e&&e.tagName==='DETAILS'){e.open=true;e.scrollIntoView();}}\
 window.addEventListener('hashchange',reveal);reveal();";
@@ -36,6 +39,12 @@ window.addEventListener('hashchange',reveal);reveal();";
 /// A rule's id, linked to its explanation at the end of the page.
 fn rule_link(rule: &str) -> String {
     format!("<a href=\"#r-{0}\">{0}</a>", escape(rule))
+}
+
+/// Whether a scenario's section shows a check in full: one that did not pass, or could not
+/// be judged.
+fn shown_in_full(v: Verdict) -> bool {
+    !matches!(v, Verdict::Pass | Verdict::Info | Verdict::NotApplicable)
 }
 
 fn verdict_cell(v: Verdict) -> String {
@@ -111,7 +120,36 @@ impl RunReport {
             }
             out.push_str("</table>\n");
         }
-        out.push_str("<h2>Checks</h2>\n<div id=\"filters\"><select id=\"verdict\" onchange=\"filter()\"><option value=\"\">every verdict</option>");
+        let untestable = self.untestable_rules();
+        if !untestable.is_empty() {
+            out.push_str(&format!("<h2>Rules no scenario could judge ({})</h2>\n<p>Not judged is not passed: each says what would make it testable.</p>\n<table><tr><th>rule</th><th>level</th><th>why not judged</th></tr>\n", untestable.len()));
+            for (rule, why) in untestable {
+                let r = spec::rule(&rule);
+                out.push_str(&format!(
+                    "<tr><td>{} (<a href=\"{}\">spec</a>)</td><td>{}</td><td>{}</td></tr>\n",
+                    rule_link(&rule),
+                    r.map(Profile::link).unwrap_or_default(),
+                    r.map(|r| r.level.as_str()).unwrap_or_default(),
+                    escape(&why),
+                ));
+            }
+            out.push_str("</table>\n");
+        }
+        // the table opens on what did not pass, where anything did not
+        let all_passed = self
+            .scenarios
+            .iter()
+            .flat_map(|s| &s.checks)
+            .all(|c| !shown_in_full(c.verdict));
+        let (every, not_passed) = (
+            "<option value=\"\">every verdict</option>",
+            "<option value=\"not-passed\">not passed</option>",
+        );
+        let options = match all_passed {
+            true => format!("{every}{not_passed}"),
+            false => format!("{not_passed}{every}"),
+        };
+        out.push_str(&format!("<h2>Checks</h2>\n<div id=\"filters\"><select id=\"verdict\" onchange=\"filter()\">{options}"));
         for v in [
             "fail",
             "warn",
@@ -135,13 +173,13 @@ impl RunReport {
                     ""
                 };
                 out.push_str(&format!(
-                    "<tr data-verdict=\"{}\">{}<td><a href=\"#s-{}\">{}</a></td><td>{}</td><td>{}{baseline}</td></tr>\n",
+                    "<tr data-verdict=\"{}\">{}<td><a href=\"#s-{}\">{}</a></td><td>{}</td><td class=\"m\">{}{baseline}</td></tr>\n",
                     class.as_str().unwrap_or_default(),
                     verdict_cell(c.verdict),
                     escape(&s.id),
                     escape(&s.id),
                     rule_link(&c.rule),
-                    escape(&format!("{}{}", super::terminal::step_prefix(c), c.explained())),
+                    escape_content(&format!("{}{}", super::terminal::step_prefix(c), c.explained())),
                 ));
             }
         }
@@ -159,15 +197,30 @@ impl RunReport {
                 s.duration.as_millis()
             ));
             if let Some(e) = &s.error {
-                out.push_str(&format!("<p class=\"error\">cause: {}</p>\n", escape(e)));
+                out.push_str(&format!("<p class=\"error m\">cause: {}</p>\n", escape(e)));
+            }
+            // what passed is one line here (each such check is a row of the table above);
+            // what did not pass, in full
+            let passed: Vec<&str> = s
+                .checks
+                .iter()
+                .filter(|c| !shown_in_full(c.verdict))
+                .map(|c| c.rule.as_str())
+                .collect();
+            if !passed.is_empty() {
+                out.push_str(&format!(
+                    "<p>{} check(s) passed, recorded or did not apply: {}</p>\n",
+                    passed.len(),
+                    escape(&passed.join(", "))
+                ));
             }
             out.push_str("<table>");
-            for c in &s.checks {
+            for c in s.checks.iter().filter(|c| shown_in_full(c.verdict)) {
                 let compared = match (&c.expected, &c.actual) {
                     (Some(e), Some(a)) => format!(
                         "<br><small>expected {}<br>actual {}</small>",
-                        escape(e),
-                        escape(a)
+                        escape_content(e),
+                        escape_content(a)
                     ),
                     _ => String::new(),
                 };
@@ -178,10 +231,10 @@ impl RunReport {
                     ""
                 };
                 out.push_str(&format!(
-                    "<tr{follows}>{}<td>{}</td><td>{}{compared}</td></tr>\n",
+                    "<tr{follows}>{}<td>{}</td><td class=\"m\">{}{compared}</td></tr>\n",
                     verdict_cell(c.verdict),
                     rule_link(&c.rule),
-                    escape(&format!(
+                    escape_content(&format!(
                         "{}{}",
                         super::terminal::step_prefix(c),
                         c.explained()

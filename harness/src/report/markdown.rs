@@ -88,11 +88,35 @@ impl RunReport {
                 out.push_str(&r);
             }
         }
+        out.push_str(&self.untestable_table());
         if !outcome.stale.is_empty() {
             out.push_str("\n### Stale baseline entries (they pass now: remove them)\n\n");
             for s in &outcome.stale {
                 out.push_str(&format!("- `{s}`\n"));
             }
+        }
+        out
+    }
+
+    /// A row per rule no scenario could judge, with what would make it testable (empty when
+    /// every applicable rule was judged).
+    fn untestable_table(&self) -> String {
+        let untestable = self.untestable_rules();
+        if untestable.is_empty() {
+            return String::new();
+        }
+        let mut out = format!(
+            "\n### Rules no scenario could judge ({})\n\nNot judged is not passed: each says what would make it testable.\n\n| rule | level | why not judged |\n|---|---|---|\n",
+            untestable.len()
+        );
+        for (rule, why) in untestable {
+            let r = spec::rule(&rule);
+            out.push_str(&format!(
+                "| [`{rule}`]({}) | {} | {} |\n",
+                r.map(Profile::link).unwrap_or_default(),
+                r.map(|r| r.level.as_str()).unwrap_or_default(),
+                cell(&why)
+            ));
         }
         out
     }

@@ -260,8 +260,8 @@ impl RunReport {
         out
     }
 
-    /// The tools called and what they cost, in words: `tools called: echo ×4, sleep ×12 (about
-    /// 3.6 s of work asked)`, or `no tool called`.
+    /// The tools called and what they cost, in words: `tools called (work asked): echo ×4,
+    /// sleep ×12 (3.6 s)`, or `no tool called`.
     pub fn tools_line(&self) -> String {
         let called = self.tools_called();
         match called.is_empty() {
@@ -270,11 +270,13 @@ impl RunReport {
                 let each: Vec<String> = called
                     .iter()
                     .map(|(t, c)| match c.work_ms.filter(|ms| *ms > 0) {
-                        Some(ms) => format!("{t} ×{} ({} of work asked)", c.calls, spoken_ms(ms)),
+                        Some(ms) => format!("{t} ×{} ({})", c.calls, spoken_ms(ms)),
                         None => format!("{t} ×{}", c.calls),
                     })
                     .collect();
-                format!("tools called: {}", each.join(", "))
+                let asked = called.values().any(|c| c.work_ms.is_some_and(|ms| ms > 0));
+                let work = if asked { " (work asked)" } else { "" };
+                format!("tools called{work}: {}", each.join(", "))
             }
         }
     }

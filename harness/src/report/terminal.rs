@@ -170,7 +170,19 @@ impl RunReport {
             out.push_str(&format!("… {folded}\n"));
         }
         let bad = self.rules_not_met();
-        if !bad.is_empty() {
+        if detail == Detail::Quiet {
+            // the summary in four lines: what is not met, on one line, then the counts
+            let each: Vec<String> = bad
+                .iter()
+                .map(|(rule, v)| match colour {
+                    true => format!("\x1b[{}m{}\x1b[0m {rule}", colour_of(*v), v.label()),
+                    false => format!("{} {rule}", v.label()),
+                })
+                .collect();
+            if !each.is_empty() {
+                out.push_str(&format!("not met: {}\n", each.join(", ")));
+            }
+        } else if !bad.is_empty() {
             out.push_str("\nrules not met:\n");
             for (rule, v) in bad {
                 let link = spec::rule(&rule).map(Profile::link).unwrap_or_default();
@@ -178,11 +190,11 @@ impl RunReport {
             }
         }
         let untestable = self.untestable_rules();
-        if !untestable.is_empty() {
+        if !untestable.is_empty() && detail != Detail::Quiet {
             out.push_str("\nrules no scenario could judge (what would make each testable):\n");
             for (rule, why) in untestable {
                 out.push_str(&format!(
-                    "  {} {rule}  {why}\n",
+                    "  {} {rule}\n      {why}\n",
                     label(Verdict::Untestable, colour)
                 ));
             }
@@ -191,9 +203,8 @@ impl RunReport {
             out.push_str(&format!("\n{note}\n"));
         }
         // the tools called, but in the summary alone (the JSON report lists them too)
-        out.push('\n');
         if detail != Detail::Quiet {
-            out.push_str(&format!("{}\n", self.tools_line()));
+            out.push_str(&format!("\n{}\n", self.tools_line()));
         }
         out.push_str(&format!(
             "{}\n{}; {} scenario(s) in {} ms\nexit {}: {}\n",

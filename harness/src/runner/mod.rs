@@ -459,7 +459,15 @@ pub async fn run_scenario<C: Connect>(
                 evidence: e.evidence.into_iter().collect(),
                 ..Check::with(rule, e.verdict, e.why.clone())
             },
-            (None, _) => Check::with(rule, Verdict::Untestable, "not observed in this run"),
+            // what would have shown it, where a step was left out: the role no tool plays
+            (None, _) => match state.first_left_out() {
+                Some(why) => Check::with(
+                    rule,
+                    Verdict::Untestable,
+                    format!("not observed in this run, where a step was left out: {why}"),
+                ),
+                None => Check::with(rule, Verdict::Untestable, "not observed in this run"),
+            },
         };
         run.checks.push(Check { step, ..check });
     }

@@ -68,6 +68,11 @@ pub(super) struct State {
 }
 
 impl State {
+    /// Why the first step left out was, if one was.
+    pub(super) fn first_left_out(&self) -> Option<&str> {
+        self.left_out.as_deref()
+    }
+
     /// The trace number of the last answer this branch received.
     pub(super) fn last_answer(&self) -> Option<u64> {
         self.last_answer
