@@ -757,3 +757,40 @@ fn rules_not_met_list_what_to_fix_first_first() {
     assert!(first_warn.is_some() && last_fail.is_some(), "{out}");
     assert!(last_fail < first_warn, "MUSTs before SHOULDs:\n{out}");
 }
+
+/// One missing role leaves many checks of many scenarios untestable: the terminal report says
+/// its cause once, under the first scenario, with every rule it left unjudged on one line, and
+/// names that scenario under the others (it was printed once per check).
+#[test]
+fn a_cause_of_many_untestable_checks_is_said_once() {
+    let missing = "the receiver has no tool \"elicit_input\" for the fixture role \"elicit_input\" (see `taskcheck list --fixtures`)";
+    let mut report = sample();
+    let untestable = |rule: &str, message: String| Check::with(rule, Verdict::Untestable, message);
+    report.scenarios.push(scenario(
+        "input-again",
+        vec![
+            untestable("tasks.result.blocks", format!("needs ${{task}}: {missing}")),
+            untestable(
+                "tasks.input.request-related-task",
+                format!("waits for what the receiver sends, which a step left out may have caused: {missing}"),
+            ),
+            untestable("tasks.result.blocks", format!("needs ${{first}}: needs ${{task}}: {missing}")),
+        ],
+        vec![],
+    ));
+    let outcome = report.outcome(FailOn::Must, None, Default::default());
+    let text = report.terminal(&outcome, false, Detail::Normal, 200);
+    // once under the scenarios, once in the summary of rules no scenario could judge
+    assert_eq!(text.matches(missing).count(), 2, "{text}");
+    assert!(
+        text.contains("  UNTESTABLE  tasks.input.request-related-task, tasks.input.requests-delivered, tasks.result.blocks\n      why: the receiver"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    UNTESTABLE  tasks.result.blocks, tasks.input.request-related-task\n        why: as in input-required-flow above"),
+        "{text}"
+    );
+    // -v still shows every check with its own message
+    let verbose = report.terminal(&outcome, false, Detail::Verbose, 200);
+    assert!(verbose.matches(missing).count() >= 4, "{verbose}");
+}

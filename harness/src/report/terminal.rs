@@ -53,6 +53,64 @@ fn details(c: &Check) -> String {
     out
 }
 
+/// What an untestable check's message comes down to: the cause under the steps it passed
+/// through (`needs ${task}: `, a wait a left-out step may have caused), so the checks one
+/// missing role left untestable share one.
+fn cause(message: &str) -> &str {
+    const THROUGH: [&str; 2] = [
+        "waits for what the receiver sends, which a step left out may have caused: ",
+        "not observed in this run, where a step was left out: ",
+    ];
+    let mut rest = message;
+    loop {
+        if let Some(after) = THROUGH.iter().find_map(|p| rest.strip_prefix(p)) {
+            rest = after;
+        } else if let Some((_, after)) = rest
+            .strip_prefix("needs ${")
+            .and_then(|r| r.split_once("}: "))
+        {
+            rest = after;
+        } else {
+            return rest;
+        }
+    }
+}
+
+/// The untestable checks of a scenario, a line per cause with the rules it left unjudged; a
+/// cause an earlier scenario gave (`said`) is named by that scenario instead of repeated.
+fn untestable_lines(
+    scenario: &str,
+    checks: &[&Check],
+    said: &mut std::collections::HashMap<String, String>,
+    colour: bool,
+) -> String {
+    let mut causes: Vec<(&str, Vec<&str>)> = Vec::new();
+    for c in checks {
+        let why = cause(&c.message);
+        match causes.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, rules)) if !rules.contains(&c.rule.as_str()) => rules.push(&c.rule),
+            Some(_) => {}
+            None => causes.push((why, vec![&c.rule])),
+        }
+    }
+    let mut out = String::new();
+    for (why, rules) in causes {
+        out.push_str(&format!(
+            "    {} {}\n",
+            label(Verdict::Untestable, colour),
+            rules.join(", ")
+        ));
+        match said.get(why) {
+            Some(first) => out.push_str(&format!("        why: as in {first} above\n")),
+            None => {
+                out.push_str(&format!("        why: {why}\n"));
+                said.insert(why.to_string(), scenario.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// `text` in at most `room` columns, cut at a word and ended with `…` when it is longer.
 fn shortened(text: &str, room: usize) -> String {
     if textwrap::core::display_width(text) <= room {
@@ -112,6 +170,7 @@ impl RunReport {
         width: usize,
     ) -> String {
         let mut out = String::new();
+        let mut said = std::collections::HashMap::new();
         for s in self.scenarios.iter().filter(|_| detail != Detail::Quiet) {
             let verdict = RunReport::scenario_verdict(s);
             let head = format!(
@@ -138,6 +197,9 @@ impl RunReport {
                 Detail::Verbose => true,
                 _ => !passed && not_passed(c),
             });
+            // what could not be judged, a line per cause (every check with -v)
+            let (untestable, shown): (Vec<&Check>, Vec<&Check>) =
+                shown.partition(|c| c.verdict == Verdict::Untestable && detail == Detail::Normal);
             for c in shown {
                 let expected = if outcome.fails(c) && outcome.is_expected(&s.id, c) {
                     " (expected: listed in the baseline)"
@@ -161,6 +223,9 @@ impl RunReport {
                 if detail == Detail::Normal && c.verdict.not_met() {
                     out.push_str(&details(c));
                 }
+            }
+            if !untestable.is_empty() {
+                out.push_str(&untestable_lines(&s.id, &untestable, &mut said, colour));
             }
             if let Some(e) = &s.error {
                 out.push_str(&format!("    cause: {}\n", e.replace('\n', "\n          ")));
@@ -191,11 +256,20 @@ impl RunReport {
         }
         let untestable = self.untestable_rules();
         if !untestable.is_empty() && detail != Detail::Quiet {
-            out.push_str("\nrules no scenario could judge (what would make each testable):\n");
-            for (rule, why) in untestable {
+            // a line per cause, with the rules it left unjudged
+            let mut causes: Vec<(&str, Vec<&str>)> = Vec::new();
+            for (rule, why) in &untestable {
+                match causes.iter_mut().find(|(w, _)| *w == cause(why)) {
+                    Some((_, rules)) => rules.push(rule),
+                    None => causes.push((cause(why), vec![rule])),
+                }
+            }
+            out.push_str("\nrules no scenario could judge, and what would make them testable:\n");
+            for (why, rules) in causes {
                 out.push_str(&format!(
-                    "  {} {rule}\n      {why}\n",
-                    label(Verdict::Untestable, colour)
+                    "  {} {}\n      why: {why}\n",
+                    label(Verdict::Untestable, colour),
+                    rules.join(", ")
                 ));
             }
         }
