@@ -40,10 +40,8 @@ impl Baseline {
             return Ok(Baseline::default());
         }
         let doc: Value = serde_saphyr::from_str(text).map_err(|e| {
-            let line = e.location().map(|l| l.line()).unwrap_or(1);
-            let cause = e.to_string();
-            let cause = cause.lines().next().unwrap_or_default();
-            BadInput::on_line(file, line as usize, format!("not YAML: {cause}"))
+            let (line, _, cause) = crate::yaml::located(&e, text);
+            BadInput::on_line(file, line, format!("not YAML: {cause}"))
         })?;
         let map = doc.as_object().ok_or_else(|| {
             BadInput::on_line(file, 1, "expected a mapping with a `server:` list of `scenario` or `scenario:check-id` entries")

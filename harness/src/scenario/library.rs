@@ -50,11 +50,12 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
         cause,
     };
     let scenario: Scenario = serde_saphyr::from_str(text).map_err(|e| {
-        let (line, column) = e
-            .location()
-            .map(|l| (l.line(), l.column()))
-            .unwrap_or((1, 1));
-        err(line, column, first_line(&e.to_string()))
+        let (line, column, cause) = crate::yaml::located(&e, text);
+        err(
+            line as u64,
+            column as u64,
+            step_key(&cause).unwrap_or(cause),
+        )
     })?;
     let locate = |needle: &str| -> (u64, u64) {
         text.lines()
@@ -144,8 +145,25 @@ fn applies(rule: &str, profile: Profile) -> bool {
     Profile::of_rule(rule) == profile || crate::spec::rule(rule).is_some_and(|r| r.every_design)
 }
 
-fn first_line(message: &str) -> String {
-    message.lines().next().unwrap_or(message).trim().to_string()
+/// A key a step does not take, said as such (the parser lists every kind and field as one
+/// list): the key, the kind or field it is closest to, then the kinds and the fields apart.
+fn step_key(cause: &str) -> Option<String> {
+    let rest = cause.strip_prefix("unknown field `")?;
+    let (key, expected) = rest.split_once("`, expected one of ")?;
+    let kinds: Vec<&str> = super::STEP_KINDS.iter().map(|k| k.key).collect();
+    if !kinds.iter().all(|k| expected.split(", ").any(|e| e == *k)) {
+        return None;
+    }
+    let fields: Vec<&str> = expected
+        .split(", ")
+        .filter(|e| !kinds.contains(e))
+        .collect();
+    let near = did_you_mean(key, kinds.iter().chain(&fields).copied());
+    Some(format!(
+        "a step takes no key `{key}`{near} (its kind is one of {}; its fields are among {})",
+        kinds.join(", "),
+        fields.join(", ")
+    ))
 }
 
 /// A scenario as YAML that [`parse`] reads back to an equal scenario.
@@ -330,5 +348,25 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.line, 4, "{e}");
+
+        // a mistyped step kind is said as a key the step does not take, with the nearest
+        let e = parse(
+            "id: x\ntitle: t\nrules: []\nsteps:\n  - sned: ping\n",
+            "e.yaml",
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 5, "{e}");
+        assert!(
+            e.cause.starts_with("a step takes no key `sned`; did you mean \"send\"? (its kind is one of send, notify,"),
+            "{e}"
+        );
+        // an unclosed brace is pointed at, its position said once
+        let e = parse(
+            "id: x\ntitle: t\nrules: []\nsteps:\n  - send: ping\n    params: {a: 1\n  - wait: 1\n",
+            "f.yaml",
+        )
+        .unwrap_err();
+        assert_eq!((e.line, e.column), (6, 13), "{e}");
+        assert!(!e.cause.contains("column"), "{e}");
     }
 }
