@@ -328,10 +328,12 @@ fn match_at(
                     }
                 }
                 "$not" if match_at(v, Some(actual), path, &mut vars.clone()).is_ok() => {
-                    return fail(
-                        path,
-                        format!("must not match {}, found {}", short(v), short(actual)),
-                    );
+                    // the value itself, when the pattern is one, said once
+                    let why = match v == actual {
+                        true => format!("is {}, which it must not be", short(actual)),
+                        false => format!("must not match {}, found {}", short(v), short(actual)),
+                    };
+                    return fail(path, why);
                 }
                 "$contains" => {
                     // an object's values, whatever its keys (the receiver's own names)
@@ -492,6 +494,9 @@ mod tests {
             &mut vars
         )
         .is_err());
+        // a value it must not be is said once
+        let why = matches(&json!({"$not": 7}), &json!(7), &mut vars).unwrap_err();
+        assert_eq!(why.reason, "is 7, which it must not be");
         assert!(matches(
             &json!({"$contains": [{"id": 2}]}),
             &json!([{"id": 1}, {"id": 2}]),

@@ -176,11 +176,17 @@ pub fn preview(text: &str, limit: usize) -> String {
     if text.len() <= limit {
         return text.to_string();
     }
-    let mut end = limit;
-    while !text.is_char_boundary(end) {
+    // a text already cut short keeps the size it was cut from, said once
+    let (body, total) = text
+        .strip_suffix(" bytes)")
+        .and_then(|t| t.rsplit_once("… ("))
+        .and_then(|(body, n)| Some((body, n.parse::<usize>().ok()?)))
+        .unwrap_or((text, text.len()));
+    let mut end = limit.min(body.len());
+    while !body.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}… ({} bytes)", &text[..end], text.len())
+    format!("{}… ({total} bytes)", &body[..end])
 }
 
 /// Writes entries as JSON lines.
@@ -196,6 +202,15 @@ pub fn write_jsonl(path: &std::path::Path, entries: &[Entry]) -> std::io::Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_preview_of_a_preview_says_its_size_once() {
+        let long = "x".repeat(300);
+        let once = preview(&long, 100);
+        assert_eq!(once, format!("{}… (300 bytes)", "x".repeat(100)));
+        let twice = preview(&format!("step 3: {once}"), 50);
+        assert_eq!(twice, format!("step 3: {}… (300 bytes)", "x".repeat(42)));
+    }
 
     #[test]
     fn a_flood_is_counted_not_kept() {
