@@ -211,6 +211,21 @@ pub fn relative_to(value: &str, dir: &Path) -> String {
     out
 }
 
+/// The paths a server command (as `taskcheck.yaml` keeps it, relative to its folder where it
+/// can be) names outside that folder: absolute ones, but for the system's own (`/usr`,
+/// `/bin`), and ones that climb out with `..`. A CI checkout may not have them.
+pub fn outside_paths(command: &str) -> Vec<&str> {
+    let system = ["/usr/", "/bin/", "/dev/"];
+    command
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c| c == '"' || c == '\''))
+        .filter(|w| {
+            let absolute = w.starts_with('/') && !system.iter().any(|s| w.starts_with(s));
+            absolute || w.starts_with('~') || w.starts_with("../") || w.contains("/../")
+        })
+        .collect()
+}
+
 /// A `taskcheck.yaml` for this receiver, profile and fixture roles (`(role, tool, arguments)`),
 /// with comments that say what each part does.
 pub fn render(receiver: &Receiver, profile: Profile, roles: &[(&str, &Mapping)]) -> String {
@@ -347,6 +362,15 @@ mod tests {
         .unwrap();
         assert!(p.fixtures.maps("elicit_pair") && p.fixtures.maps("confirm_first"));
         assert!(parse("stdio: s\nfixtures:\n  no_role:\n    tool: x\n").is_err());
+    }
+
+    #[test]
+    fn paths_a_ci_checkout_may_lack_are_named() {
+        assert_eq!(
+            outside_paths("/home/me/.venv/bin/python server.py --db ../data/x.db"),
+            ["/home/me/.venv/bin/python", "../data/x.db"]
+        );
+        assert!(outside_paths("/usr/bin/python3 server.py ./run.sh").is_empty());
     }
 
     #[test]

@@ -64,6 +64,23 @@ fn init_writes_settings_that_run_reads_and_a_workflow() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("nothing written"), "{}", text(&out));
     assert!(!dir.join("taskcheck.yaml").exists());
+    // not asked at all (no terminal, nothing on stdin): a usage error, not a quiet success
+    let out = taskcheck_in(&dir, &["init", "--stdio", &reference], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("`--yes` writes without asking"),
+        "{}",
+        text(&out)
+    );
+    assert!(!dir.join("taskcheck.yaml").exists());
+    // the command names taskcheck's own binary by its absolute path, outside this folder
+    assert!(
+        text(&out).contains(&format!(
+            "note: the server command names {BIN}, outside this folder"
+        )),
+        "{}",
+        text(&out)
+    );
     // told yes
     let action = "someone/taskcheck@v0.1.0";
     let out = taskcheck_in(

@@ -194,9 +194,19 @@ pub async fn run(args: InitArgs) -> i32 {
     };
     let mut texts = vec![project::render(&receiver, profile, &roles)];
     texts.extend(action.iter().map(|a| project::workflow(&receiver, a)));
-    if !args.yes && !agreed(&files) {
-        println!("nothing written");
-        return exit::CONFORMANT;
+    for path in project::outside_paths(receiver.value) {
+        println!(
+            "note: the server command names {path}, outside this folder: a CI machine that checks out the repository may not have it"
+        );
+    }
+    match args.yes || agreed(&files).unwrap_or_else(|| {
+        usage_error("no answer on stdin to whether to write (no terminal to ask): nothing written; `--yes` writes without asking")
+    }) {
+        true => {}
+        false => {
+            println!("nothing written");
+            return exit::CONFORMANT;
+        }
     }
     for (file, text) in files.iter().zip(texts) {
         if let Err(e) = write(file, &text) {
@@ -405,13 +415,16 @@ fn tool_table(tools: &[Value]) -> String {
 }
 
 /// Asks on the terminal whether to write the files; anything but `y` (or no answer) is no.
-fn agreed(files: &[PathBuf]) -> bool {
+fn agreed(files: &[PathBuf]) -> Option<bool> {
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     print!("\nwrite {}? [y/N] ", names.join(" and "));
     let _ = std::io::stdout().flush();
     let mut answer = String::new();
-    let _ = std::io::stdin().lock().read_line(&mut answer);
-    matches!(answer.trim(), "y" | "Y" | "yes")
+    // no answer at all (stdin closed, as in a script without a terminal) is not a no
+    match std::io::stdin().lock().read_line(&mut answer) {
+        Ok(0) | Err(_) => None,
+        Ok(_) => Some(matches!(answer.trim(), "y" | "Y" | "yes")),
+    }
 }
 
 /// Writes a file, making its folder first.
