@@ -300,6 +300,11 @@ pub fn workflow(receiver: &Receiver, action: &str) -> String {
          \x20   runs-on: ubuntu-latest\n\
          \x20   steps:\n\
          \x20     - uses: actions/checkout@v4\n\
+         \x20     # taskcheck's build, kept between runs (the action builds it when this is empty)\n\
+         \x20     - uses: actions/cache@v4\n\
+         \x20       with:\n\
+         \x20         path: ~/.cache/taskcheck-action\n\
+         \x20         key: taskcheck-${{{{ runner.os }}}}-{action}\n\
          \x20     # install what your server needs to start here\n\
          {start}\
          \x20     - uses: {action}\n\
@@ -412,8 +417,8 @@ mod tests {
         let text = workflow(&receiver, "someone/taskcheck@v1");
         let doc: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
         let steps = &doc["jobs"]["taskcheck"]["steps"];
-        assert_eq!(steps[1]["uses"], "someone/taskcheck@v1");
-        assert_eq!(steps[1]["with"]["config"], "taskcheck.yaml");
+        assert_eq!(steps[2]["uses"], "someone/taskcheck@v1");
+        assert_eq!(steps[2]["with"]["config"], "taskcheck.yaml");
     }
 
     #[test]

@@ -12,13 +12,23 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// Runs scripts/action.sh with these inputs; returns its exit code, the job summary, the
 /// step's outputs and the reports folder.
 fn step(tag: &str, inputs: &[(&str, &str)]) -> (i32, String, String, std::path::PathBuf) {
+    // the taskcheck under test is the one on PATH, so the script installs nothing
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap());
+    let (code, summary, outputs, reports, _) = step_on(tag, inputs, &path);
+    (code, summary, outputs, reports)
+}
+
+/// Runs scripts/action.sh with these inputs and this PATH; also returns its stderr.
+fn step_on(
+    tag: &str,
+    inputs: &[(&str, &str)],
+    path: &str,
+) -> (i32, String, String, std::path::PathBuf, String) {
     let dir = temp_path(&format!("action-{tag}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let (summary, output) = (dir.join("summary.md"), dir.join("output"));
-    // the taskcheck under test is the one on PATH, so the script installs nothing
-    let bin_dir = Path::new(BIN).parent().unwrap();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap());
     let mut cmd = Command::new("bash");
     cmd.arg(Path::new(ROOT).join("scripts/action.sh"))
         .current_dir(&dir)
@@ -41,7 +51,57 @@ fn step(tag: &str, inputs: &[(&str, &str)]) -> (i32, String, String, std::path::
         read(&summary),
         read(&output),
         dir.join("taskcheck-reports"),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Without taskcheck on PATH and without cargo, the action runs a prebuilt binary it is
+/// given, reuses one an earlier run built into its install folder (a cache restores it), and
+/// otherwise stops with exit 3 saying what it needs; it builds nothing in any of these.
+#[test]
+fn the_action_runs_a_given_or_cached_taskcheck_and_says_what_it_needs_without_one() {
+    let bare = "/usr/bin:/bin";
+    let server = reference(&[]);
+    let given = [("stdio", server.as_str()), ("taskcheck-bin", BIN)];
+    let (code, summary, _, _, err) = step_on("prebuilt", &given, bare);
+    assert_eq!(code, 0, "{err}\n{summary}");
+    let missing = [
+        ("stdio", server.as_str()),
+        ("taskcheck-bin", "/nonexistent/taskcheck"),
+    ];
+    let (code, _, outputs, _, err) = step_on("prebuilt-missing", &missing, bare);
+    assert_eq!(code, 3, "{err}");
+    assert!(outputs.contains("exit-code=3"), "{outputs}");
+    assert!(
+        err.contains("/nonexistent/taskcheck is not an executable file"),
+        "{err}"
+    );
+    // an install folder holding this version's build, as actions/cache restores it
+    let cached = temp_path("action-install-dir");
+    std::fs::create_dir_all(cached.join("bin")).unwrap();
+    let _ = std::fs::remove_file(cached.join("bin/taskcheck"));
+    std::os::unix::fs::symlink(BIN, cached.join("bin/taskcheck")).unwrap();
+    let reuse = [
+        ("stdio", server.as_str()),
+        ("install-dir", cached.to_str().unwrap()),
+    ];
+    let (code, _, _, _, err) = step_on("cached", &reuse, bare);
+    assert_eq!(code, 0, "{err}");
+    let reusing = format!("reusing taskcheck {} built in", env!("CARGO_PKG_VERSION"));
+    assert!(err.contains(&reusing), "{err}");
+    // nothing to run and nothing to build with
+    let empty = temp_path("action-empty-install-dir");
+    let nothing = [
+        ("stdio", server.as_str()),
+        ("install-dir", empty.to_str().unwrap()),
+    ];
+    let (code, _, outputs, _, err) = step_on("nothing", &nothing, bare);
+    assert_eq!(code, 3, "{err}");
+    assert!(outputs.contains("exit-code=3"), "{outputs}");
+    assert!(
+        err.contains("no taskcheck to run: give taskcheck-bin (a prebuilt binary), or install Rust 1.89 or later"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -103,7 +103,16 @@ fn init_writes_settings_that_run_reads_and_a_workflow() {
     let workflow = std::fs::read_to_string(dir.join(".github/workflows/taskcheck.yml")).unwrap();
     let workflow: Value = serde_saphyr::from_str(&workflow).unwrap();
     // the workflow runs the action (action.yml, tested in tests/action.rs) on taskcheck.yaml
-    let step = &workflow["jobs"]["taskcheck"]["steps"][1];
+    let steps = &workflow["jobs"]["taskcheck"]["steps"];
+    // the action's build is cached between runs, keyed by the action's ref
+    assert_eq!(steps[1]["uses"], "actions/cache@v4");
+    assert_eq!(steps[1]["with"]["path"], "~/.cache/taskcheck-action");
+    assert!(
+        steps[1]["with"]["key"].as_str().unwrap().ends_with(action),
+        "{}",
+        steps[1]
+    );
+    let step = &steps[2];
     assert_eq!(step["uses"], action);
     assert_eq!(step["with"]["config"], "taskcheck.yaml");
     // written files are not overwritten without --force
