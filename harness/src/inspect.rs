@@ -375,14 +375,41 @@ pub fn fixture_plan(
         };
         out.push_str(&format!("  {role:<16} {line}\n"));
     }
-    let left = left_untestable(&unavailable, scenarios);
-    if !left.is_empty() {
+    if let Some(left) = left_by_role(&unavailable, scenarios) {
         out.push_str(&format!(
-            "left untestable (every scenario judging them needs an unplayed role): {}\n",
-            left.join(", ")
+            "left untestable (every scenario judging them needs an unplayed role): {left}\n"
         ));
     }
     out
+}
+
+/// The rules [`left_untestable`] gives, grouped by the unplayed roles their scenarios call:
+/// `progress_sleep (tasks.cancel.stop-execution, ...); elicit_input (...)`, so each group says
+/// which role would make it testable. None when no rule is left.
+pub fn left_by_role(
+    unavailable: &std::collections::BTreeSet<&str>,
+    scenarios: &[Scenario],
+) -> Option<String> {
+    let left = left_untestable(unavailable, scenarios);
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for rule in left {
+        let roles: std::collections::BTreeSet<&str> = scenarios
+            .iter()
+            .filter(|s| s.rules.contains(&rule))
+            .flat_map(|s| s.requires.tools.iter().map(String::as_str))
+            .filter(|r| unavailable.contains(r))
+            .collect();
+        let roles = roles.into_iter().collect::<Vec<_>>().join(" or ");
+        match groups.iter_mut().find(|(r, _)| *r == roles) {
+            Some((_, rules)) => rules.push(rule),
+            None => groups.push((roles, vec![rule])),
+        }
+    }
+    let said: Vec<String> = groups
+        .into_iter()
+        .map(|(roles, rules)| format!("{roles} ({})", rules.join(", ")))
+        .collect();
+    (!said.is_empty()).then(|| said.join("; "))
 }
 
 /// The rules no scenario can judge when the `unavailable` fixture roles are unplayed, as a run

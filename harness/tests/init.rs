@@ -269,6 +269,11 @@ fn a_server_with_only_a_required_fixed_duration_tool_is_judged_on_what_its_tools
         said.contains("tool_error       unplayed: \"check_quarter\" does not do what tool_error does: called once as a task it completed after"),
         "{said}"
     );
+    // what is left untestable is named with the role that would judge it
+    assert!(
+        said.contains("left untestable until a tool plays their role: progress_sleep (tasks.cancel.stop-execution,"),
+        "{said}"
+    );
     // the steps that make a hundred tasks and more need only that each is made: they call
     // the quickest tool that completes as a task, measured (check_quarter, ~100 ms)
     assert!(

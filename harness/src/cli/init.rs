@@ -176,15 +176,11 @@ pub async fn run(args: InitArgs) -> i32 {
         .filter(|s| !s.requires.distinct_auth)
         .filter(|s| applies(s, &capabilities))
         .collect();
-    let left = inspect::left_untestable(&unplayed, &scenarios);
-    match left.is_empty() {
-        true => println!(
+    match inspect::left_by_role(&unplayed, &scenarios) {
+        None => println!(
             "every rule of the {profile} profile that applies over {transport} has a scenario whose tools are played (`taskcheck run` says how many it judged)"
         ),
-        false => println!(
-            "left untestable until a tool plays their roles: {}",
-            left.join(", ")
-        ),
+        Some(left) => println!("left untestable until a tool plays their role: {left}"),
     }
     let roles = proposal::mapped(&proposal);
     let kept = project::relative_to(receiver.value, &args.dir);
