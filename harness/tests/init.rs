@@ -14,8 +14,15 @@ use std::process::{Command, Output, Stdio};
 
 /// Runs taskcheck in `dir` with `args`, `input` on its stdin.
 fn taskcheck_in(dir: &Path, args: &[&str], input: &str) -> Output {
+    taskcheck_at(dir, args, input, "1000")
+}
+
+/// As [`taskcheck_in`], printing in `columns` columns (1000 keeps each sentence on one line,
+/// where these tests look for it).
+fn taskcheck_at(dir: &Path, args: &[&str], input: &str, columns: &str) -> Output {
     let mut child = Command::new(BIN)
         .args(args)
+        .env("COLUMNS", columns)
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -60,9 +67,16 @@ fn init_writes_settings_that_run_reads_and_a_workflow() {
     let dir = folder("init-reference");
     let reference = format!("{BIN} reference");
     // asked, and told no: nothing is written
-    let out = taskcheck_in(&dir, &["init", "--stdio", &reference], "n\n");
+    let out = taskcheck_at(&dir, &["init", "--stdio", &reference], "n\n", "100");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("nothing written"), "{}", text(&out));
+    // in 100 columns, a line is broken between words: none is longer unless it is one word
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.lines().any(|l| l.starts_with("    ")), "{said}");
+    for line in said.lines() {
+        let words = line.split_whitespace().count();
+        assert!(line.chars().count() <= 100 || words <= 1, "{line}");
+    }
     assert!(!dir.join("taskcheck.yaml").exists());
     // not asked at all (no terminal, nothing on stdin): a usage error, not a quiet success
     let out = taskcheck_in(&dir, &["init", "--stdio", &reference], "");

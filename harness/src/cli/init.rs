@@ -18,6 +18,20 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Prints a line fitted to the reader's width, broken between words (a terminal would break
+/// a long one inside a word).
+macro_rules! say {
+    ($($t:tt)*) => {
+        print!(
+            "{}",
+            mcp_taskcheck::report::width::fit(
+                &format!("{}\n", format!($($t)*)),
+                mcp_taskcheck::report::width::stdout_width()
+            )
+        )
+    };
+}
+
 /// What `init` takes.
 #[derive(clap::Args, Clone)]
 pub struct InitArgs {
@@ -94,7 +108,7 @@ pub async fn run(args: InitArgs) -> i32 {
                     negotiates: profile.negotiates_task_support(&info.capabilities),
                 };
                 if !declared.tasks {
-                    println!(
+                    say!(
                         "the server declares no Tasks under the {profile} design ({} absent): no tool plays a task role, and the rules for servers without Tasks are what a run judges",
                         profile.facts().task_tools_capability
                     );
@@ -130,7 +144,7 @@ pub async fn run(args: InitArgs) -> i32 {
             return exit::HARNESS;
         }
     };
-    println!("\nfixture roles (`taskcheck list --fixtures` says what each must do):");
+    say!("\nfixture roles (`taskcheck list --fixtures` says what each must do):");
     for (role, choice) in &proposal {
         let line = match choice {
             Choice::Itself => "played by the tool of that name".to_string(),
@@ -154,7 +168,7 @@ pub async fn run(args: InitArgs) -> i32 {
             ),
             Choice::Unplayed(why) => format!("unplayed: {why}"),
         };
-        println!("  {role:<16} {line}");
+        say!("  {role:<16} {line}");
     }
     let unplayed = proposal
         .iter()
@@ -177,10 +191,10 @@ pub async fn run(args: InitArgs) -> i32 {
         .filter(|s| applies(s, &capabilities))
         .collect();
     match inspect::left_by_role(&unplayed, &scenarios) {
-        None => println!(
+        None => say!(
             "every rule of the {profile} profile that applies over {transport} has a scenario whose tools are played (`taskcheck run` says how many it judged)"
         ),
-        Some(left) => println!("left untestable until a tool plays their role: {left}"),
+        Some(left) => say!("left untestable until a tool plays their role: {left}"),
     }
     let roles = proposal::mapped(&proposal);
     let kept = project::relative_to(receiver.value, &args.dir);
@@ -191,7 +205,7 @@ pub async fn run(args: InitArgs) -> i32 {
     let mut texts = vec![project::render(&receiver, profile, &roles)];
     texts.extend(action.iter().map(|a| project::workflow(&receiver, a)));
     for path in project::outside_paths(receiver.value) {
-        println!(
+        say!(
             "note: the server command names {path}, outside this folder: a CI machine that checks out the repository may not have it"
         );
     }
@@ -200,7 +214,7 @@ pub async fn run(args: InitArgs) -> i32 {
     }) {
         true => {}
         false => {
-            println!("nothing written");
+            say!("nothing written");
             return exit::CONFORMANT;
         }
     }
@@ -209,16 +223,16 @@ pub async fn run(args: InitArgs) -> i32 {
             eprintln!("taskcheck: cannot write {}: {e}", file.display());
             return exit::HARNESS;
         }
-        println!("wrote {}", file.display());
+        say!("wrote {}", file.display());
     }
     if action.is_none() {
-        println!(
+        say!(
             "no CI workflow written: this build of taskcheck does not know where its GitHub \
              Action is published; `--action OWNER/REPO@REF` (a repository holding taskcheck's \
              action.yml) writes one"
         );
     }
-    println!(
+    say!(
         "next: `taskcheck run` in {} tests the server with these settings",
         args.dir.display()
     );
@@ -307,10 +321,10 @@ async fn watch<C: mcp_taskcheck::transport::Connect>(
 ) -> Result<Observed, String> {
     let key = call.to_string();
     if !seen.contains_key(&key) {
-        println!("watching {tool:?}: one call as a task, to learn what it does");
+        say!("watching {tool:?}: one call as a task, to learn what it does");
         let did = mcp_taskcheck::runner::observe_task(connector, limits, profile, call).await;
         if let Ok(did) = &did {
-            println!("  it {}", did.describe());
+            say!("  it {}", did.describe());
         }
         seen.insert(key.clone(), did);
     }
