@@ -2,7 +2,7 @@
 
 mod cli;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use mcp_taskcheck::exit;
 use mcp_taskcheck::transport::stdio::kill_all_groups;
 use std::time::Duration;
@@ -73,6 +73,24 @@ enum Command {
     Schema(cli::inspect::SchemaArgs),
 }
 
+/// `; did you mean "run"?` for a mistyped command close to one (a typo or two away: clap
+/// suggests only what shares its letters in order, not `rnu`).
+fn nearest_command(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    // clap's own suggestion, when it has one, is enough
+    if e.kind() != ErrorKind::InvalidSubcommand || e.get(ContextKind::SuggestedSubcommand).is_some()
+    {
+        return None;
+    }
+    let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    let command = Cli::command();
+    let names = command.get_subcommands().map(|c| c.get_name());
+    let near = mcp_taskcheck::scenario::did_you_mean(typed, names);
+    (!near.is_empty()).then_some(near)
+}
+
 fn main() {
     let cli = Cli::try_parse().unwrap_or_else(|e| {
         let code = if e.use_stderr() {
@@ -81,6 +99,9 @@ fn main() {
             exit::CONFORMANT
         };
         let _ = e.print();
+        if let Some(near) = nearest_command(&e) {
+            eprintln!("taskcheck: no command of that name{near}");
+        }
         std::process::exit(code);
     });
     let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| {
