@@ -58,8 +58,8 @@ fn details(c: &Check) -> String {
 /// missing role left untestable share one.
 fn cause(message: &str) -> &str {
     const THROUGH: [&str; 2] = [
-        "waits for what the receiver sends, which a step left out may have caused: ",
-        "not observed in this run, where a step was left out: ",
+        crate::runner::WAITS_LEFT_OUT,
+        crate::runner::NOT_OBSERVED_LEFT_OUT,
     ];
     let mut rest = message;
     loop {
@@ -76,6 +76,21 @@ fn cause(message: &str) -> &str {
     }
 }
 
+/// Untestable (rule, message) pairs grouped by [`cause`], in first-seen order, each with the
+/// rules it left unjudged (each once).
+fn by_cause<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<(&'a str, Vec<&'a str>)> {
+    let mut causes: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (rule, message) in pairs {
+        let why = cause(message);
+        match causes.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, rules)) if !rules.contains(&rule) => rules.push(rule),
+            Some(_) => {}
+            None => causes.push((why, vec![rule])),
+        }
+    }
+    causes
+}
+
 /// The untestable checks of a scenario, a line per cause with the rules it left unjudged; a
 /// cause an earlier scenario gave (`said`) is named by that scenario instead of repeated.
 fn untestable_lines(
@@ -84,15 +99,7 @@ fn untestable_lines(
     said: &mut std::collections::HashMap<String, String>,
     colour: bool,
 ) -> String {
-    let mut causes: Vec<(&str, Vec<&str>)> = Vec::new();
-    for c in checks {
-        let why = cause(&c.message);
-        match causes.iter_mut().find(|(w, _)| *w == why) {
-            Some((_, rules)) if !rules.contains(&c.rule.as_str()) => rules.push(&c.rule),
-            Some(_) => {}
-            None => causes.push((why, vec![&c.rule])),
-        }
-    }
+    let causes = by_cause(checks.iter().map(|c| (c.rule.as_str(), c.message.as_str())));
     let mut out = String::new();
     for (why, rules) in causes {
         out.push_str(&format!(
@@ -257,13 +264,7 @@ impl RunReport {
         let untestable = self.untestable_rules();
         if !untestable.is_empty() && detail != Detail::Quiet {
             // a line per cause, with the rules it left unjudged
-            let mut causes: Vec<(&str, Vec<&str>)> = Vec::new();
-            for (rule, why) in &untestable {
-                match causes.iter_mut().find(|(w, _)| *w == cause(why)) {
-                    Some((_, rules)) => rules.push(rule),
-                    None => causes.push((cause(why), vec![rule])),
-                }
-            }
+            let causes = by_cause(untestable.iter().map(|(r, why)| (r.as_str(), why.as_str())));
             out.push_str("\nrules no scenario could judge, and what would make them testable:\n");
             for (why, rules) in causes {
                 out.push_str(&format!(

@@ -123,6 +123,14 @@ impl Config {
     }
 }
 
+/// How an untestable rule's message begins when a scenario never showed it and a step was
+/// left out; the left-out step's own cause follows (reports group the rules by that cause).
+pub const NOT_OBSERVED_LEFT_OUT: &str = "not observed in this run, where a step was left out: ";
+/// How a step's untestable message begins when it waits for what the receiver sends after a
+/// step was left out; that step's cause follows.
+pub const WAITS_LEFT_OUT: &str =
+    "waits for what the receiver sends, which a step left out may have caused: ";
+
 /// pollInterval is honoured, but polls are at least 10 ms apart; without one, 100 ms apart.
 const POLL_MIN_MS: u64 = 10;
 const POLL_DEFAULT_MS: u64 = 100;
@@ -464,7 +472,7 @@ pub async fn run_scenario<C: Connect>(
                 Some(why) => Check::with(
                     rule,
                     Verdict::Untestable,
-                    format!("not observed in this run, where a step was left out: {why}"),
+                    format!("{NOT_OBSERVED_LEFT_OUT}{why}"),
                 ),
                 None => Check::with(rule, Verdict::Untestable, "not observed in this run"),
             },

@@ -414,9 +414,7 @@ impl<'a> Exec<'a> {
             StepKind::Parallel(_) | StepKind::Sequence(_) => return None,
             StepKind::Notification { .. } | StepKind::Answer { .. } => {
                 if let Some(why) = &state.left_out {
-                    return Some(format!(
-                        "waits for what the receiver sends, which a step left out may have caused: {why}"
-                    ));
+                    return Some(format!("{}{why}", super::WAITS_LEFT_OUT));
                 }
             }
             _ => {}
