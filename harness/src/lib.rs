@@ -33,5 +33,6 @@ pub mod timestamp;
 pub mod trace;
 pub mod transport;
 pub mod verdict;
+pub mod watch;
 pub mod wire;
 pub mod yaml;

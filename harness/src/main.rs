@@ -59,6 +59,10 @@ enum Command {
     FuzzWire(Box<cli::fuzz_wire::FuzzWireArgs>),
     /// Judge a recorded trace (the JSON lines `run --trace` writes) offline, with the monitors.
     Check(Box<cli::check::CheckArgs>),
+    /// Stand between a client and its stdio server (`-- COMMAND ARGS...` as the client's server
+    /// command): every byte relayed unchanged, the server judged in their own traffic, the
+    /// report on stderr.
+    Watch(Box<cli::watch::WatchArgs>),
     /// Which verdicts changed between two JSON reports (per scenario and rule); exit 1 if any.
     Diff(cli::diff::DiffArgs),
     /// Every rule with its checks and faults, and a coverage summary (exit 1 if a checked
@@ -140,6 +144,7 @@ async fn dispatch(cli: Cli) -> i32 {
         Command::Explore(args) => cli::explore::run(*args).await,
         Command::FuzzWire(args) => cli::fuzz_wire::run(*args).await,
         Command::Check(args) => cli::check::run(*args),
+        Command::Watch(args) => cli::watch::run(*args).await,
         Command::Diff(args) => cli::diff::run(args),
         Command::List(args) => cli::inspect::list(args),
         Command::Explain(args) => cli::inspect::explain(args),

@@ -21,6 +21,9 @@ use std::path::Path;
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
+/// The name of a session recorded without one (a trace of no scenario, a watched conversation).
+pub const UNNAMED: &str = "trace";
+
 /// Parses a JSON-lines trace; a line that is not a trace entry is an error naming it.
 pub fn read_trace(text: &str, file: &str) -> Result<Vec<Entry>, String> {
     let mut lines = Lines::default();
@@ -294,7 +297,7 @@ pub fn judge(
     };
     let mut sessions = Sessions::<Vec<Entry>>::new();
     for e in entries {
-        let name = e.scenario.clone().unwrap_or_else(|| "trace".into());
+        let name = e.scenario.clone().unwrap_or_else(|| UNNAMED.into());
         sessions.of(&name).push(e);
     }
     let mut folder = Folder::new(usize::MAX);
@@ -442,7 +445,7 @@ fn session_of(line: &str) -> Option<String> {
         None => serde_json::from_str::<Named>(line)
             .ok()?
             .scenario
-            .unwrap_or_else(|| "trace".into()),
+            .unwrap_or_else(|| UNNAMED.into()),
     };
     Some(name)
 }

@@ -16,6 +16,7 @@ mod output;
 pub mod reference;
 pub mod requestor;
 pub mod run;
+pub mod watch;
 
 use args::{JudgeArgs, LibraryArgs, ReportArgs, SelectArgs};
 use mcp_taskcheck::baseline::Baseline;

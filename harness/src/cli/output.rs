@@ -12,12 +12,27 @@ use std::time::Duration;
 
 /// Prints the terminal report and writes every requested one; returns the exit code.
 pub fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline>) -> i32 {
+    emit_on(report, reports, baseline, false)
+}
+
+/// As [`emit`], the terminal report on stderr when `on_stderr` (where stdout carries the
+/// protocol, as under `watch`).
+pub fn emit_on(
+    report: &RunReport,
+    reports: &ReportArgs,
+    baseline: Option<&Baseline>,
+    on_stderr: bool,
+) -> i32 {
     let outcome = report.outcome(
         reports.fail_on.unwrap_or_default(),
         baseline,
         reports.require_judged.unwrap_or_default(),
     );
-    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let terminal = match on_stderr {
+        true => std::io::stderr().is_terminal(),
+        false => std::io::stdout().is_terminal(),
+    };
+    let colour = terminal && std::env::var_os("NO_COLOR").is_none();
     let detail = match (reports.verbose, reports.quiet) {
         (true, _) => Detail::Verbose,
         (_, true) => Detail::Quiet,
@@ -26,7 +41,10 @@ pub fn emit(report: &RunReport, reports: &ReportArgs, baseline: Option<&Baseline
     let text = report.terminal(&outcome, colour, detail, width::stdout_width());
     // the files first, so that the exit line stays the last a combined log shows
     let code = write_reports(report, &outcome, reports);
-    print!("{text}");
+    match on_stderr {
+        true => eprint!("{text}"),
+        false => print!("{text}"),
+    }
     code
 }
 

@@ -1,0 +1,96 @@
+//! `taskcheck watch` over stdio: a client that starts its own server (tests/fixtures/
+//! task_client.py, as an agent host does) is given `taskcheck watch -- SERVER` instead; the
+//! conversation is relayed unchanged and the server is judged in it.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/task_client.py");
+
+/// The client's run through `watch` in front of the reference (with these flags): its exit
+/// code, what it received, watch's JSON report.
+fn watched(reference_flags: &[&str], tag: &str) -> (i32, Vec<u8>, Value) {
+    let report = temp_path(&format!("watch-{tag}.json"));
+    let _ = std::fs::remove_file(&report);
+    let mut args = vec![
+        CLIENT,
+        BIN,
+        "watch",
+        "--report-json",
+        report.to_str().unwrap(),
+        "--",
+        BIN,
+        "reference",
+    ];
+    args.extend(reference_flags);
+    let out = Command::new("python3").args(&args).output().unwrap();
+    let doc = std::fs::read_to_string(&report)
+        .map(|t| serde_json::from_str(&t).unwrap())
+        .unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), out.stdout, doc)
+}
+
+#[test]
+fn a_conformant_server_is_judged_clean_in_its_clients_traffic_and_the_client_sees_it_unchanged() {
+    let (code, through_watch, doc) = watched(&[], "clean");
+    assert_eq!(code, 0, "the client ran to its end through watch");
+    assert_eq!(doc["exitCode"], 0, "{doc}");
+    assert!(
+        doc["judged"]["rules"].as_u64().unwrap() >= 10,
+        "{}",
+        doc["judged"]
+    );
+    assert_eq!(rules_with(&doc, &["fail"]), Vec::<String>::new());
+    // the same client straight against the server receives the same kinds of lines
+    let direct = Command::new("python3")
+        .args([CLIENT, BIN, "reference"])
+        .output()
+        .unwrap();
+    let ids = |bytes: &[u8]| -> Vec<Value> {
+        String::from_utf8_lossy(bytes)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .map(|m| m["id"].clone())
+            .collect()
+    };
+    assert_eq!(ids(&through_watch)[..3], ids(&direct.stdout)[..3]);
+}
+
+#[test]
+fn a_fault_of_the_server_is_judged_by_its_rule() {
+    let (code, _, doc) = watched(&["--fault", "numeric-task-id"], "numeric-id");
+    assert_eq!(code, 0, "the client itself does not care");
+    assert_eq!(doc["exitCode"], 1, "{doc}");
+    assert_eq!(rules_with(&doc, &["fail"]), ["tasks.id.string"]);
+}
+
+#[test]
+fn every_byte_is_relayed_unchanged_garbage_and_an_unended_line_included() {
+    let sent = b"x\n{\"a\":1}\r\nnot json\n\n{\"jsonrpc\":\"2.0\"".to_vec();
+    let mut child = Command::new(BIN)
+        .args(["watch", "--", "cat"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&sent).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.stdout, sent);
+    // nothing in it is a session to judge: said so, and the run is no pass
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(said.contains("nothing was judged"), "{said}");
+    // a server that cannot start is one line and the harness's exit code
+    let out = taskcheck(&["watch", "--", "/nonexistent/server"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains("taskcheck watch: cannot start /nonexistent/server"),
+        "{said}"
+    );
+}
