@@ -191,6 +191,14 @@ pub trait Design: Sync + Send + 'static {
         Vec::new()
     }
 
+    /// Judges the client of a conversation `taskcheck watch` relayed, which asked whatever it
+    /// chose and ended of itself (the recording's last entry says so): the requestor checks
+    /// that need no ask, or None where the design's requestor judges need to know what the
+    /// client was asked to do.
+    fn judge_watched_requestor(&self, _entries: &[Entry]) -> Option<Vec<Check>> {
+        None
+    }
+
     /// The faults of the design's reference receiver.
     fn faults(&self) -> Vec<FaultEntry>;
 

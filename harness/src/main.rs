@@ -60,8 +60,8 @@ enum Command {
     /// Judge a recorded trace (the JSON lines `run --trace` writes) offline, with the monitors.
     Check(Box<cli::check::CheckArgs>),
     /// Stand between a client and its stdio server (`-- COMMAND ARGS...` as the client's server
-    /// command): every byte relayed unchanged, the server judged in their own traffic, the
-    /// report on stderr.
+    /// command): every byte relayed unchanged, the server (and the client) judged in their own
+    /// traffic, the report on stderr.
     Watch(Box<cli::watch::WatchArgs>),
     /// Which verdicts changed between two JSON reports (per scenario and rule); exit 1 if any.
     Diff(cli::diff::DiffArgs),

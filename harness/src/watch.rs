@@ -95,10 +95,13 @@ where
     lines.line_ended();
 }
 
-/// What a watched conversation left: its trace, and how the server ended.
+/// What a watched conversation left: its trace, how the server ended, and whether the client
+/// ended it (closed its input first; the trace's last client entry then says so, as a
+/// requestor's recording does).
 pub struct Watched {
     pub entries: Vec<Entry>,
     pub ended: String,
+    pub client_ended: bool,
 }
 
 /// Runs `command` (a program and its arguments) as the server of this process's own client:
@@ -132,14 +135,16 @@ pub async fn stdio(command: &[String]) -> Result<Watched, String> {
     );
     tokio::pin!(down);
     // the client closing its input closes the server's; the server then has a while to end
-    tokio::select! {
-        _ = &mut down => {}
+    let client_ended = tokio::select! {
+        _ = &mut down => false,
         _ = up => {
+            trace.record(Direction::Out, None, Some(crate::reference::record::ENDED));
             if tokio::time::timeout(SERVER_GRACE, &mut down).await.is_err() {
                 let _ = child.start_kill();
             }
+            true
         }
-    }
+    };
     let ended = match tokio::time::timeout(SERVER_GRACE, child.wait()).await {
         Ok(Ok(status)) => format!("the server ended: {status}"),
         Ok(Err(e)) => format!("the server's end is unknown: {e}"),
@@ -151,6 +156,7 @@ pub async fn stdio(command: &[String]) -> Result<Watched, String> {
     Ok(Watched {
         entries: trace.entries(),
         ended,
+        client_ended,
     })
 }
 

@@ -14,6 +14,11 @@ const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/task_c
 /// The client's run through `watch` in front of the reference (with these flags): its exit
 /// code, what it received, watch's JSON report.
 fn watched(reference_flags: &[&str], tag: &str) -> (i32, Vec<u8>, Value) {
+    watched_polling(50, reference_flags, tag)
+}
+
+/// As [`watched`], the client waiting `poll_ms` between its polls.
+fn watched_polling(poll_ms: u64, reference_flags: &[&str], tag: &str) -> (i32, Vec<u8>, Value) {
     let report = temp_path(&format!("watch-{tag}.json"));
     let _ = std::fs::remove_file(&report);
     let mut args = vec![
@@ -27,7 +32,11 @@ fn watched(reference_flags: &[&str], tag: &str) -> (i32, Vec<u8>, Value) {
         "reference",
     ];
     args.extend(reference_flags);
-    let out = Command::new("python3").args(&args).output().unwrap();
+    let out = Command::new("python3")
+        .args(&args)
+        .env("TASK_CLIENT_POLL_MS", poll_ms.to_string())
+        .output()
+        .unwrap();
     let doc = std::fs::read_to_string(&report)
         .map(|t| serde_json::from_str(&t).unwrap())
         .unwrap_or(Value::Null);
@@ -61,11 +70,34 @@ fn a_conformant_server_is_judged_clean_in_its_clients_traffic_and_the_client_see
 }
 
 #[test]
+fn the_client_is_judged_too_and_a_fault_of_either_side_by_its_own_rule() {
+    // the clean pair: the client's requestor rules judged, and held
+    let (_, _, doc) = watched(&[], "clean-client");
+    let verdict = |doc: &Value, rule: &str| {
+        doc["rules"]
+            .as_array()
+            .and_then(|rules| rules.iter().find(|r| r["id"] == rule))
+            .map(|r| r["verdict"].clone())
+    };
+    let poll = "tasks.poll.requestor-respects-poll-interval";
+    assert_eq!(verdict(&doc, poll), Some("pass".into()), "{doc}");
+    // a client that polls without waiting: its SHOULD warns, the server's rules still hold
+    let (code, _, doc) = watched_polling(0, &[], "fast-client");
+    assert_eq!(code, 0);
+    assert_eq!(verdict(&doc, poll), Some("warn".into()), "{doc}");
+    assert_eq!(rules_with(&doc, &["fail", "warn"]), [poll]);
+}
+
+#[test]
 fn a_fault_of_the_server_is_judged_by_its_rule() {
     let (code, _, doc) = watched(&["--fault", "numeric-task-id"], "numeric-id");
     assert_eq!(code, 0, "the client itself does not care");
     assert_eq!(doc["exitCode"], 1, "{doc}");
     assert_eq!(rules_with(&doc, &["fail"]), ["tasks.id.string"]);
+    // the client, which echoed the numeric id it was given, is not judged against that server
+    let client_rule = "tasks.poll.requestor-respects-poll-interval";
+    let rules = doc["rules"].as_array().unwrap();
+    assert!(!rules.iter().any(|r| r["id"] == client_rule), "{doc}");
 }
 
 #[test]

@@ -87,6 +87,11 @@ impl Design for Tasks2025 {
         requestor::judge(entries)
     }
 
+    fn judge_watched_requestor(&self, entries: &[Entry]) -> Option<Vec<crate::verdict::Check>> {
+        // every 2025-11-25 requestor judge reads the conversation alone
+        Some(requestor::judge(entries))
+    }
+
     fn fixture_contract(&self) -> String {
         format!(
             "{}\nClient receivers (`taskcheck client`):\n\n{}",
