@@ -59,9 +59,10 @@ enum Command {
     FuzzWire(Box<cli::fuzz_wire::FuzzWireArgs>),
     /// Judge a recorded trace (the JSON lines `run --trace` writes) offline, with the monitors.
     Check(Box<cli::check::CheckArgs>),
-    /// Stand between a client and its stdio server (`-- COMMAND ARGS...` as the client's server
-    /// command): every byte relayed unchanged, the server (and the client) judged in their own
-    /// traffic, the report on stderr.
+    /// Stand between a client and its server, as its stdio server command (`-- COMMAND
+    /// ARGS...`) or as an HTTP proxy (`--listen ADDR --upstream URL`): every message relayed
+    /// unchanged, the server (and over stdio the client) judged in their own traffic, the
+    /// report on stderr.
     Watch(Box<cli::watch::WatchArgs>),
     /// Which verdicts changed between two JSON reports (per scenario and rule); exit 1 if any.
     Diff(cli::diff::DiffArgs),
@@ -112,7 +113,12 @@ fn main() {
         eprintln!("taskcheck: cannot start the async runtime: {e}");
         std::process::exit(exit::HARNESS);
     });
+    // the proxy stops on Ctrl-C itself, to write its reports
+    let stops_itself = matches!(&cli.command, Command::Watch(w) if w.listen.is_some());
     let code = runtime.block_on(async {
+        if stops_itself {
+            return dispatch(cli).await;
+        }
         tokio::select! {
             // polled first, so the handler is in place before a command announces itself (a
             // server printing its URL may be interrupted at once)

@@ -126,3 +126,82 @@ fn every_byte_is_relayed_unchanged_garbage_and_an_unended_line_included() {
         "{said}"
     );
 }
+
+/// `watch --listen` in front of an HTTP reference with these flags, stopping after 2 s
+/// without a request: `taskcheck run` through it (its exit code), then watch's exit code and
+/// JSON report.
+fn proxied(reference_flags: &[&str], tag: &str) -> (i32, i32, Value) {
+    use std::io::BufRead;
+    let upstream = HttpReference::start(reference_flags);
+    let report = temp_path(&format!("watch-proxy-{tag}.json"));
+    let _ = std::fs::remove_file(&report);
+    let mut proxy = Command::new(BIN)
+        .args([
+            "watch",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            &upstream.url,
+        ])
+        .args([
+            "--idle-exit",
+            "2",
+            "--report-json",
+            report.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(proxy.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let scenarios = ["create-poll-result", "cancel-terminal", "progress-token"];
+    let mut args = vec!["run", "-q", "--url", url.trim()];
+    for s in &scenarios {
+        args.extend(["--scenario", s]);
+    }
+    let run = taskcheck(&args).status.code().unwrap_or(-1);
+    let watched = proxy.wait_with_output().unwrap();
+    let doc = std::fs::read_to_string(&report)
+        .map(|t| serde_json::from_str(&t).unwrap())
+        .unwrap_or(Value::Null);
+    (run, watched.status.code().unwrap_or(-1), doc)
+}
+
+#[test]
+fn through_the_http_proxy_a_server_is_judged_in_its_clients_traffic() {
+    let (run, watched, doc) = proxied(&[], "clean");
+    assert_eq!(run, 0, "the client's own run is unchanged by the proxy");
+    assert_eq!(watched, 0, "{doc}");
+    assert!(
+        doc["judged"]["rules"].as_u64().unwrap() >= 10,
+        "{}",
+        doc["judged"]
+    );
+    // a session per Mcp-Session-Id: the three scenarios' at least
+    assert!(doc["scenarios"].as_array().unwrap().len() >= 3, "{doc}");
+    let (run, watched, doc) = proxied(&["--fault", "numeric-task-id"], "numeric-id");
+    assert_eq!((run, watched), (1, 1), "{doc}");
+    assert_eq!(rules_with(&doc, &["fail"]), ["tasks.id.string"]);
+}
+
+#[test]
+fn a_bad_upstream_or_a_port_in_use_is_one_clear_error() {
+    let out = taskcheck(&["watch", "--listen", "127.0.0.1:0", "--upstream", "ftp://x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not an http(s) URL"));
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = taskcheck(&[
+        "watch",
+        "--listen",
+        &addr,
+        "--upstream",
+        "http://127.0.0.1:9/mcp",
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(said.contains(&format!("cannot listen on {addr}")), "{said}");
+}

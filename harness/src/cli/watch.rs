@@ -1,33 +1,81 @@
-//! `taskcheck watch`: a real client and server judged in their own traffic (over stdio).
+//! `taskcheck watch`: a real client and server judged in their own traffic, over stdio (as the
+//! client's server command) or Streamable HTTP (as a reverse proxy).
 
 use super::args::ReportArgs;
-use super::expected_failures;
 use super::output::emit_on;
-use mcp_taskcheck::{exit, offline, watch};
+use super::{expected_failures, usage_error};
+use mcp_taskcheck::report::RunReport;
+use mcp_taskcheck::watch::{http, stdio};
+use mcp_taskcheck::{exit, offline};
+use std::net::SocketAddr;
+use std::time::Duration;
 
 /// What `watch` takes.
 #[derive(clap::Args, Clone)]
 pub struct WatchArgs {
     #[command(flatten)]
     pub reports: ReportArgs,
-    /// The server command and its arguments, after `--` (run directly, not by a shell).
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    /// Serve as a Streamable HTTP reverse proxy on this address (`127.0.0.1:8080`; port 0
+    /// picks one), its URL printed first on stdout, instead of wrapping a stdio server.
+    #[arg(long, value_name = "ADDR:PORT", requires = "upstream")]
+    pub listen: Option<SocketAddr>,
+    /// The Streamable HTTP endpoint every request to the proxy goes to.
+    #[arg(long, value_name = "URL", requires = "listen")]
+    pub upstream: Option<String>,
+    /// Stop the proxy once this many sessions have ended (a DELETE).
+    #[arg(long, value_name = "N", requires = "listen")]
+    pub sessions: Option<usize>,
+    /// Stop the proxy after this many seconds without a request.
+    #[arg(long, value_name = "SECONDS", requires = "listen")]
+    pub idle_exit: Option<u64>,
+    /// The stdio server command and its arguments, after `--` (run directly, not by a shell).
+    #[arg(
+        last = true,
+        value_name = "COMMAND",
+        required_unless_present = "listen",
+        conflicts_with = "listen"
+    )]
     pub command: Vec<String>,
 }
 
-/// Relays the conversation, then judges the server in it (and the client, where the design
-/// can) and reports on stderr (stdout is the protocol); the exit code is `run`'s.
+/// Relays the conversation, then judges the server in it (and the client, where it can) and
+/// reports on stderr (stdout is the protocol, or the proxy's URL); the exit code is `run`'s.
 pub async fn run(args: WatchArgs) -> i32 {
-    // a broken baseline is refused before the conversation, whose one session is unnamed
+    // a broken baseline is refused before any traffic; sessions are named as they come
     let baseline = expected_failures(&args.reports, &[offline::UNNAMED.to_string()]);
-    let watched = match watch::stdio(&args.command).await {
-        Ok(watched) => watched,
+    let report = match (&args.listen, &args.upstream) {
+        (Some(listen), Some(upstream)) => proxy(*listen, upstream, &args).await,
+        _ => wrapped(&args.command).await,
+    };
+    match report {
+        Ok(report) => emit_on(&report, &args.reports, baseline.as_ref(), true),
         Err(e) => {
             eprintln!("taskcheck watch: {e}");
-            return exit::HARNESS;
+            exit::HARNESS
         }
+    }
+}
+
+/// The proxy's report: every session it relayed, the server judged in each.
+async fn proxy(listen: SocketAddr, upstream: &str, args: &WatchArgs) -> Result<RunReport, String> {
+    let url = reqwest::Url::parse(upstream)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .unwrap_or_else(|| usage_error(format!("--upstream {upstream:?} is not an http(s) URL")));
+    let stop = http::Stop {
+        sessions: args.sessions,
+        idle: args.idle_exit.map(Duration::from_secs),
     };
-    let origin = format!("{} (watched)", args.command.join(" "));
+    let entries = http::run(listen, url, stop).await?;
+    let origin = format!("{upstream} (watched through a proxy)");
+    eprintln!("taskcheck watch: the proxy stopped; the clients are not judged over HTTP yet");
+    Ok(offline::judge(entries, None, &[], &origin))
+}
+
+/// The stdio wrapper's report: the server judged, and the client where it can be.
+async fn wrapped(command: &[String]) -> Result<RunReport, String> {
+    let watched = stdio::run(command).await?;
+    let origin = format!("{} (watched)", command.join(" "));
     // the watched session is no scenario of the library: only the monitors judge it
     let mut report = offline::judge(watched.entries.clone(), None, &[], &origin);
     let said = match (
@@ -42,7 +90,7 @@ pub async fn run(args: WatchArgs) -> i32 {
         (Err(why), _) => format!("the client is not judged: {why}"),
     };
     eprintln!("taskcheck watch: {}; {said}", watched.ended);
-    emit_on(&report, &args.reports, baseline.as_ref(), true)
+    Ok(report)
 }
 
 /// The requestor checks of the watched client, or why there are none: a client is judged
@@ -52,7 +100,7 @@ pub async fn run(args: WatchArgs) -> i32 {
 /// need no ask.
 fn client_checks(
     report: &mcp_taskcheck::report::RunReport,
-    watched: &watch::Watched,
+    watched: &stdio::Watched,
 ) -> Result<Vec<mcp_taskcheck::verdict::Check>, String> {
     if !watched.client_ended {
         return Err("the server ended the conversation before the client did".into());

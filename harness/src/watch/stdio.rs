@@ -107,7 +107,7 @@ pub struct Watched {
 /// Runs `command` (a program and its arguments) as the server of this process's own client:
 /// its stdin from ours, its stdout to ours, its stderr to ours, until the server ends its output
 /// (or, once the client closed its input, [`SERVER_GRACE`] has passed: then it is killed).
-pub async fn stdio(command: &[String]) -> Result<Watched, String> {
+pub async fn run(command: &[String]) -> Result<Watched, String> {
     let (program, args) = command
         .split_first()
         .ok_or("no server command given (after `--`)")?;
