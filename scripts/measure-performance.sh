@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prints the numbers of docs/performance.md on this machine: the full suite over stdio (wall,
 # taskcheck's own CPU, peak RSS), offline checking of a 200,000-message trace beside a bare
-# parse of the same file (the ratio is the figure), a 10,000-task load, and the offline bench.
+# parse of the same file (the ratio is the figure), a 10,000-task load, the offline bench, and
+# what `taskcheck watch` adds to a stdio conversation (latency, throughput, memory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet --bin taskcheck --example bare_parse
@@ -58,6 +59,16 @@ for reports in "" "--report-json $work/c.json --report-junit $work/c.xml --repor
   echo "check ${reports:+with every report but HTML }: $s s, peak RSS $((kib / 1024)) MB"
 done
 rm -f "$work/huge.jsonl"
+
+echo "== watch over stdio: an echo server (cat), directly and through watch"
+for via in "" "$B watch --"; do
+  echo "-- ${via:-direct}"
+  # shellcheck disable=SC2086
+  python3 scripts/relay_bench.py latency 2000 $via cat 2>/dev/null
+  # shellcheck disable=SC2086
+  /usr/bin/time -f "peak RSS %M KiB (whole pipeline's largest process)" \
+    python3 scripts/relay_bench.py throughput 1000000 $via cat 2>&1 | grep -v '^taskcheck\|^ *\(UNTESTABLE\|rules\|checks\|exit\|no tool\)' || true
+done
 
 echo "== load: 10,000 tasks at concurrency 64"
 /usr/bin/time -f "peak RSS %M KiB" "$B" load --stdio "$B reference" --tasks 10000 --concurrency 64
