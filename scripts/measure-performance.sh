@@ -61,7 +61,7 @@ done
 rm -f "$work/huge.jsonl"
 
 echo "== watch over stdio: an echo server (cat), directly and through watch"
-for via in "" "$B watch --"; do
+for via in "" "$B watch -q --"; do
   echo "-- ${via:-direct}"
   # shellcheck disable=SC2086
   python3 scripts/relay_bench.py latency 2000 $via cat 2>/dev/null
