@@ -65,13 +65,18 @@ fn the_action_runs_a_given_or_cached_taskcheck_and_says_what_it_needs_without_on
     let given = [("stdio", server.as_str()), ("taskcheck-bin", BIN)];
     let (code, summary, _, _, err) = step_on("prebuilt", &given, bare);
     assert_eq!(code, 0, "{err}\n{summary}");
+    // a step that has no taskcheck to run: exit 3, as its output says too; what it said
+    let gave_up = |tag: &str, inputs: &[(&str, &str)]| {
+        let (code, _, outputs, _, err) = step_on(tag, inputs, bare);
+        assert_eq!(code, 3, "{err}");
+        assert!(outputs.contains("exit-code=3"), "{outputs}");
+        err
+    };
     let missing = [
         ("stdio", server.as_str()),
         ("taskcheck-bin", "/nonexistent/taskcheck"),
     ];
-    let (code, _, outputs, _, err) = step_on("prebuilt-missing", &missing, bare);
-    assert_eq!(code, 3, "{err}");
-    assert!(outputs.contains("exit-code=3"), "{outputs}");
+    let err = gave_up("prebuilt-missing", &missing);
     assert!(
         err.contains("/nonexistent/taskcheck is not an executable file"),
         "{err}"
@@ -95,9 +100,7 @@ fn the_action_runs_a_given_or_cached_taskcheck_and_says_what_it_needs_without_on
         ("stdio", server.as_str()),
         ("install-dir", empty.to_str().unwrap()),
     ];
-    let (code, _, outputs, _, err) = step_on("nothing", &nothing, bare);
-    assert_eq!(code, 3, "{err}");
-    assert!(outputs.contains("exit-code=3"), "{outputs}");
+    let err = gave_up("nothing", &nothing);
     assert!(
         err.contains("no taskcheck to run: give taskcheck-bin (a prebuilt binary), or install Rust 1.89 or later"),
         "{err}"
