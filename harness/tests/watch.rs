@@ -205,3 +205,67 @@ fn a_bad_upstream_or_a_port_in_use_is_one_clear_error() {
     assert_eq!(out.status.code(), Some(3), "{said}");
     assert!(said.contains(&format!("cannot listen on {addr}")), "{said}");
 }
+
+/// An upstream's redirect reaches the client as it came, status and Location: the proxy does
+/// not follow it.
+#[test]
+fn a_redirect_of_the_upstream_is_passed_back_not_followed() {
+    use std::io::{BufRead, Read};
+    let upstream = r#"
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(307)
+        self.send_header("Location", "http://127.0.0.1:9/elsewhere")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(f"http://127.0.0.1:{s.server_port}/mcp", flush=True)
+s.serve_forever()
+"#;
+    let mut server = Command::new("python3")
+        .args(["-c", upstream])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let mut proxy = Command::new(BIN)
+        .args(["watch", "--listen", "127.0.0.1:0", "--upstream", url.trim()])
+        .args(["--idle-exit", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut at = String::new();
+    let mut out = std::io::BufReader::new(proxy.stdout.take().unwrap());
+    out.read_line(&mut at).unwrap();
+    let address = at
+        .trim()
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp");
+    let mut tcp = std::net::TcpStream::connect(address).unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    write!(
+        tcp,
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    tcp.read_to_string(&mut answer).unwrap();
+    let _ = server.kill();
+    let _ = proxy.wait();
+    assert!(answer.starts_with("HTTP/1.1 307"), "{answer}");
+    assert!(
+        answer
+            .to_lowercase()
+            .contains("location: http://127.0.0.1:9/elsewhere"),
+        "{answer}"
+    );
+}

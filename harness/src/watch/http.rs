@@ -220,7 +220,9 @@ pub async fn run(
     println!("http://{bound}/mcp");
     use std::io::Write;
     let _ = std::io::stdout().flush();
+    // a redirect is the client's to follow, not the proxy's: it is passed back as it came
     let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| format!("cannot make an HTTP client: {e}"))?;
     let proxy = Arc::new(Proxy {
