@@ -127,11 +127,20 @@ fn every_byte_is_relayed_unchanged_garbage_and_an_unended_line_included() {
     );
 }
 
+/// The first line a spawned server or proxy prints on stdout (its URL).
+fn first_line(child: &mut std::process::Child) -> String {
+    use std::io::BufRead;
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    line.trim().to_string()
+}
+
 /// `watch --listen` in front of an HTTP reference with these flags, stopping after 2 s
 /// without a request: `taskcheck run` through it (its exit code), then watch's exit code and
 /// JSON report.
 fn proxied(reference_flags: &[&str], tag: &str) -> (i32, i32, Value) {
-    use std::io::BufRead;
     let upstream = HttpReference::start(reference_flags);
     let report = temp_path(&format!("watch-proxy-{tag}.json"));
     let _ = std::fs::remove_file(&report);
@@ -153,12 +162,9 @@ fn proxied(reference_flags: &[&str], tag: &str) -> (i32, i32, Value) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut url = String::new();
-    std::io::BufReader::new(proxy.stdout.take().unwrap())
-        .read_line(&mut url)
-        .unwrap();
+    let url = first_line(&mut proxy);
     let scenarios = ["create-poll-result", "cancel-terminal", "progress-token"];
-    let mut args = vec!["run", "-q", "--url", url.trim()];
+    let mut args = vec!["run", "-q", "--url", &url];
     for s in &scenarios {
         args.extend(["--scenario", s]);
     }
@@ -210,7 +216,7 @@ fn a_bad_upstream_or_a_port_in_use_is_one_clear_error() {
 /// not follow it.
 #[test]
 fn a_redirect_of_the_upstream_is_passed_back_not_followed() {
-    use std::io::{BufRead, Read};
+    use std::io::Read;
     let upstream = r#"
 import http.server, sys
 class H(http.server.BaseHTTPRequestHandler):
@@ -231,20 +237,15 @@ s.serve_forever()
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut url = String::new();
-    std::io::BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut url)
-        .unwrap();
+    let url = first_line(&mut server);
     let mut proxy = Command::new(BIN)
-        .args(["watch", "--listen", "127.0.0.1:0", "--upstream", url.trim()])
+        .args(["watch", "--listen", "127.0.0.1:0", "--upstream", &url])
         .args(["--idle-exit", "1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut at = String::new();
-    let mut out = std::io::BufReader::new(proxy.stdout.take().unwrap());
-    out.read_line(&mut at).unwrap();
+    let at = first_line(&mut proxy);
     let address = at
         .trim()
         .trim_start_matches("http://")
@@ -260,6 +261,7 @@ s.serve_forever()
     let mut answer = String::new();
     tcp.read_to_string(&mut answer).unwrap();
     let _ = server.kill();
+    let _ = server.wait();
     let _ = proxy.wait();
     assert!(answer.starts_with("HTTP/1.1 307"), "{answer}");
     assert!(
