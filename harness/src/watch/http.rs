@@ -58,6 +58,36 @@ impl Conversations {
         self.traces.push((key.to_string(), trace.clone()));
         trace
     }
+
+    /// Where a request is recorded as it is sent, before its answer: its session's trace, or
+    /// (a request without a session, which may open one) a trace of its own that
+    /// [`Conversations::settle`] files once the answer says which it was.
+    fn for_request(&mut self, session: Option<&str>) -> (Trace, bool) {
+        match session {
+            Some(id) => (self.of(id), false),
+            None => (Trace::new("http"), true),
+        }
+    }
+
+    /// Files a trace of its own under the session its answer opened, or in the conversation
+    /// of the traffic without sessions; the trace to record the answer in.
+    fn settle(&mut self, own: Trace, opened: Option<&str>) -> Trace {
+        let key = opened.unwrap_or(STATELESS);
+        match self.traces.iter().find(|(k, _)| k == key) {
+            // a conversation under that name already (the stateless one): what was recorded
+            // joins it, the request before its answer
+            Some((_, existing)) => {
+                for e in own.entries() {
+                    existing.record(e.dir, e.message, e.text.as_deref());
+                }
+                existing.clone()
+            }
+            None => {
+                self.traces.push((key.to_string(), own.clone()));
+                own
+            }
+        }
+    }
 }
 
 /// The proxy's state: where requests go, what it recorded, and what decides when it stops.
@@ -115,6 +145,10 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
         .get(SESSION)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
+    // recorded as sent, so that what the upstream says meanwhile on another stream (a status
+    // notification) comes after it, as it did
+    let (trace, own) = lock(&proxy.conversations).for_request(session.as_deref());
+    record(&trace, Direction::Out, &body);
     let mut url = proxy.upstream.clone();
     if let Some(query) = parts.uri.query() {
         url.set_query(Some(query));
@@ -130,9 +164,6 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
         Ok(answer) => answer,
         Err(e) => {
             let why = format!("taskcheck watch: the upstream did not answer: {e}");
-            let key = session.as_deref().unwrap_or(STATELESS);
-            let trace = lock(&proxy.conversations).of(key);
-            record(&trace, Direction::Out, &body);
             trace.record(Direction::In, None, Some(&why));
             return (StatusCode::BAD_GATEWAY, why).into_response();
         }
@@ -141,13 +172,13 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
         proxy.ended.fetch_add(1, Ordering::Relaxed);
         proxy.changed.notify_one();
     }
-    // the conversation: the session the request names, or the one its answer opens (an
-    // initialize), or else the one of the traffic without sessions; the request is recorded
-    // once that is known, before its answer
+    // a request of its own is filed under the session its answer opens (an initialize), or
+    // else as the conversation of the traffic without sessions
     let opened = answer.headers().get(SESSION).and_then(|v| v.to_str().ok());
-    let key = session.as_deref().or(opened).unwrap_or(STATELESS);
-    let trace = lock(&proxy.conversations).of(key);
-    record(&trace, Direction::Out, &body);
+    let trace = match own {
+        true => lock(&proxy.conversations).settle(trace, opened),
+        false => trace,
+    };
     let status = answer.status();
     let headers = forwarded(answer.headers());
     let stream = headers
