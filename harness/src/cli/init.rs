@@ -258,9 +258,9 @@ async fn calibrate<C: mcp_taskcheck::transport::Connect>(
     limits: &Limits,
     server: (&[Value], &Value),
     proposal: &mut std::collections::BTreeMap<&'static str, Choice>,
-) -> Watched {
+) -> Seen {
     let (tools, capabilities) = server;
-    let mut seen = Watched::default();
+    let mut seen = Seen::default();
     if !mcp_taskcheck::monitor::has_capability(capabilities, profile.facts().task_tools_capability)
     {
         return seen;
@@ -286,7 +286,7 @@ async fn calibrate<C: mcp_taskcheck::transport::Connect>(
                 continue;
             }
         };
-        let did = watch(connector, limits, profile, &mapping.tool, call, &mut seen)
+        let did = watch_call(connector, limits, profile, &mapping.tool, call, &mut seen)
             .await
             .and_then(|did| {
                 calibration::plays(role, &did)?;
@@ -308,16 +308,16 @@ async fn calibrate<C: mcp_taskcheck::transport::Connect>(
 }
 
 /// What each distinct call did, watched once.
-type Watched = std::collections::BTreeMap<String, Result<Observed, String>>;
+type Seen = std::collections::BTreeMap<String, Result<Observed, String>>;
 
 /// What one call as a task did, watched once per distinct call (`seen`), saying so.
-async fn watch<C: mcp_taskcheck::transport::Connect>(
+async fn watch_call<C: mcp_taskcheck::transport::Connect>(
     connector: &C,
     limits: &Limits,
     profile: Profile,
     tool: &str,
     call: Value,
-    seen: &mut Watched,
+    seen: &mut Seen,
 ) -> Result<Observed, String> {
     let key = call.to_string();
     if !seen.contains_key(&key) {
@@ -353,7 +353,7 @@ async fn quickest_for_many<C: mcp_taskcheck::transport::Connect>(
     profile: Profile,
     limits: &Limits,
     many: &Many<'_>,
-    mut seen: Watched,
+    mut seen: Seen,
     proposal: &mut std::collections::BTreeMap<&'static str, Choice>,
 ) {
     let Some(Choice::Mapped(chosen)) = proposal.get(MANY_ROLE) else {
@@ -375,7 +375,8 @@ async fn quickest_for_many<C: mcp_taskcheck::transport::Connect>(
         let Ok(call) = calibration::call_for(MANY_ROLE, &other) else {
             continue;
         };
-        let Ok(did) = watch(connector, limits, profile, &other.tool, call, &mut seen).await else {
+        let Ok(did) = watch_call(connector, limits, profile, &other.tool, call, &mut seen).await
+        else {
             continue;
         };
         let took = did.took.as_millis() as u64;
