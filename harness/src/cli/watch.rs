@@ -76,12 +76,14 @@ async fn proxy(listen: SocketAddr, upstream: &str, args: &WatchArgs) -> Result<R
 async fn wrapped(command: &[String]) -> Result<RunReport, String> {
     let watched = stdio::run(command).await?;
     let origin = format!("{} (watched)", command.join(" "));
-    // the watched session is no scenario of the library: only the monitors judge it
-    let mut report = offline::judge(watched.entries.clone(), None, &[], &origin);
-    let said = match (
-        client_checks(&report, &watched),
-        report.scenarios.first_mut(),
-    ) {
+    // the watched session is no scenario of the library: only the monitors judge it; its
+    // trace, kept in the report, is what the client is judged on too
+    let mut report = offline::judge(watched.entries, None, &[], &origin);
+    let client = match report.scenarios.first() {
+        Some(session) => client_checks(&report, &session.trace, watched.client_ended),
+        None => Err("no session was recorded".to_string()),
+    };
+    let said = match (client, report.scenarios.first_mut()) {
         (Ok(checks), Some(session)) => {
             session.checks.extend(checks);
             "the client judged by the requestor rules".to_string()
@@ -99,10 +101,11 @@ async fn wrapped(command: &[String]) -> Result<RunReport, String> {
 /// given breaks a rule through no fault of its own), and under a design whose requestor judges
 /// need no ask.
 fn client_checks(
-    report: &mcp_taskcheck::report::RunReport,
-    watched: &stdio::Watched,
+    report: &RunReport,
+    entries: &[mcp_taskcheck::trace::Entry],
+    client_ended: bool,
 ) -> Result<Vec<mcp_taskcheck::verdict::Check>, String> {
-    if !watched.client_ended {
+    if !client_ended {
         return Err("the server ended the conversation before the client did".into());
     }
     if let Some((rule, verdict)) = report.rules_not_met().into_iter().next() {
@@ -113,7 +116,7 @@ fn client_checks(
     }
     report
         .profile
-        .judge_watched_requestor(&watched.entries)
+        .judge_watched_requestor(entries)
         .ok_or_else(|| {
             format!(
                 "taskcheck cannot judge a client of the {} design in traffic it did not ask for yet",
