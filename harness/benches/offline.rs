@@ -85,12 +85,22 @@ fn offline_checking(c: &mut Criterion) {
     });
     let entries = offline::read_trace(&text, "bench").expect("the trace parses");
     group.bench_function("schema+model+monitors", |b| {
-        b.iter(|| offline::judge(entries.clone(), None, &[], "bench"))
+        b.iter(|| {
+            offline::judge(
+                entries.clone(),
+                None,
+                &[],
+                "bench",
+                offline::Sides::Receiver,
+                None,
+            )
+        })
     });
     group.bench_function("decode+schema+model+monitors", |b| {
         b.iter(|| {
             let entries = offline::read_trace(&text, "bench").expect("the trace parses");
-            let report = offline::judge(entries, None, &[], "bench");
+            let report =
+                offline::judge(entries, None, &[], "bench", offline::Sides::Receiver, None);
             assert_eq!(report.totals().failed, 0);
             report
         })

@@ -394,6 +394,9 @@ pub async fn requestor_session(server: String) -> Result<Session, NotServed> {
 
 /// How long a reference requestor waits to connect, and for each answer.
 const WAIT: Duration = Duration::from_secs(10);
+/// How long a reference requestor, done, waits for its stdio server to exit once it closed
+/// the server's input, before stopping it.
+pub const SERVER_EXIT: Duration = Duration::from_secs(5);
 
 /// A design's reference client (`taskcheck reference-client`), with its faults.
 pub trait ReferenceClient: Sync + Send + 'static {

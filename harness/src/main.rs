@@ -113,8 +113,8 @@ fn main() {
         eprintln!("taskcheck: cannot start the async runtime: {e}");
         std::process::exit(exit::HARNESS);
     });
-    // the proxy stops on Ctrl-C itself, to write its reports
-    let stops_itself = matches!(&cli.command, Command::Watch(w) if w.listen.is_some());
+    // watch stops on Ctrl-C (and SIGTERM) itself, to write its reports
+    let stops_itself = matches!(&cli.command, Command::Watch(_));
     let code = runtime.block_on(async {
         if stops_itself {
             return dispatch(cli).await;

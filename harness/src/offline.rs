@@ -8,6 +8,7 @@
 use crate::designs::Profile;
 use crate::monitor;
 use crate::report::{Folded, RunReport};
+use crate::requestor::watched;
 use crate::runner::{roots, ScenarioRun};
 use crate::scenario::Scenario;
 use crate::schema::SchemaSet;
@@ -90,11 +91,24 @@ fn server_info(entries: &[Entry], profile: Profile) -> Option<ServerInfo> {
         .map(|r| profile.declared(r))
 }
 
+/// Which side of a recorded conversation is judged: the receiver (every message it sent), the
+/// requestor (what the client did, where neither side need be taskcheck), or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Sides {
+    #[default]
+    Receiver,
+    Requestor,
+    Both,
+}
+
 /// What judging a session needs besides its entries.
 #[derive(Clone, Copy)]
 struct Judge<'a> {
     official: Option<&'a SchemaSet>,
     library: &'a [Scenario],
+    sides: Sides,
+    /// The design every session speaks, where the user said (else each session's own).
+    profile: Option<Profile>,
     /// Whether a judged session keeps its whole trace (the HTML report draws it), or only
     /// the messages its checks name.
     keep_traces: bool,
@@ -115,9 +129,18 @@ struct Judged {
 
 impl Judge<'_> {
     fn session(&self, (slot, name, trace): Job) -> Judged {
-        let profile = profile_of(&trace);
+        let profile = self.profile.unwrap_or_else(|| profile_of(&trace));
         let transport = trace.first().map(|e| e.transport.clone());
         let mut run = judge_session(&name, trace, profile, self.official, self.library);
+        if self.sides != Sides::Receiver {
+            // the client is judged on what the server did too, so the server is judged first
+            let client = watched::checks(profile, &run.trace, &run.checks);
+            if self.sides == Sides::Requestor {
+                let requestor = profile.requestor_rules();
+                run.checks.retain(|c| requestor.contains(&c.rule.as_str()));
+            }
+            run.checks.extend(client);
+        }
         if !self.keep_traces {
             let named: HashSet<u64> = run
                 .checks
@@ -289,10 +312,14 @@ pub fn judge(
     official: Option<&SchemaSet>,
     library: &[Scenario],
     origin: &str,
+    sides: Sides,
+    profile: Option<Profile>,
 ) -> RunReport {
     let judge = Judge {
         official,
         library,
+        sides,
+        profile,
         keep_traces: true,
     };
     let mut sessions = Sessions::<Vec<Entry>>::new();
@@ -335,6 +362,7 @@ pub fn check_file(
     keep_traces: bool,
     list: usize,
     only: Option<&HashSet<String>>,
+    sides: Sides,
 ) -> Result<RunReport, String> {
     let file = path.display().to_string();
     // first pass: where each session ends (the scenario field alone is read)
@@ -347,6 +375,8 @@ pub fn check_file(
     let judge = Judge {
         official,
         library,
+        sides,
+        profile: None,
         keep_traces,
     };
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -559,9 +589,16 @@ mod tests {
         let path =
             std::env::temp_dir().join(format!("taskcheck-offline-{}.jsonl", std::process::id()));
         std::fs::write(&path, &text).unwrap();
-        let whole = judge(read_trace(&text, "t").unwrap(), None, &[], "t");
-        let kept = check_file(&path, None, &[], true, usize::MAX, None).unwrap();
-        let lean = check_file(&path, None, &[], false, usize::MAX, None).unwrap();
+        let whole = judge(
+            read_trace(&text, "t").unwrap(),
+            None,
+            &[],
+            "t",
+            Sides::Receiver,
+            None,
+        );
+        let kept = check_file(&path, None, &[], true, usize::MAX, None, Sides::Receiver).unwrap();
+        let lean = check_file(&path, None, &[], false, usize::MAX, None, Sides::Receiver).unwrap();
         std::fs::remove_file(&path).unwrap();
         let verdicts = |r: &RunReport| {
             r.scenarios
@@ -618,7 +655,7 @@ mod tests {
             r#"{"scenario":"s","seq":3,"dir":"in","transport":"stdio","t_ms":3,"message":{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"a","status":"working","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:00Z","ttl":1}}}}"#,
         ];
         let entries = read_trace(&lines.join("\n"), "t").unwrap();
-        let report = judge(entries, None, &[], "t");
+        let report = judge(entries, None, &[], "t", Sides::Receiver, None);
         let declare = report.scenarios[0]
             .checks
             .iter()

@@ -317,6 +317,17 @@ impl Session {
         drop(guard);
     }
 
+    /// Ends the session as a client leaving politely does (the MCP stdio shutdown): stdio
+    /// closes the receiver's input and gives it up to `grace` to exit before it is stopped;
+    /// HTTP ends it at once (DELETE).
+    pub async fn close(&self, grace: Duration) {
+        if self.put(Outgoing::EndInput).await.is_ok() {
+            let mut closed = self.closed.clone();
+            let _ = tokio::time::timeout(grace, closed.wait_for(Option::is_some)).await;
+        }
+        self.end();
+    }
+
     /// Why the connection ended, if it did.
     pub fn closed_reason(&self) -> Option<Closure> {
         self.closed.borrow().clone()

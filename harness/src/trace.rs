@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -135,20 +136,52 @@ impl Trace {
         text: Option<&str>,
         via: Option<String>,
     ) -> u64 {
+        self.push(dir, message, text, via, None, None)
+    }
+
+    /// Appends every entry of `other` as it is (when and how it came, its headers), in this
+    /// trace's sequence.
+    pub fn take_in(&self, other: &Trace) {
+        // when `other` began, in this trace's time
+        let offset = other
+            .start
+            .saturating_duration_since(self.start)
+            .as_millis() as u64;
+        for e in other.entries() {
+            let at = Some(offset + e.t_ms);
+            self.push(e.dir, e.message, e.text.as_deref(), e.via, e.headers, at);
+        }
+    }
+
+    /// Appends a message sent over HTTP with the request metadata headers it carried.
+    pub fn record_headed(&self, dir: Direction, message: Value, headers: BTreeMap<String, String>) {
+        self.push(dir, Some(message), None, None, Some(headers), None);
+    }
+
+    fn push(
+        &self,
+        dir: Direction,
+        message: Option<Value>,
+        text: Option<&str>,
+        via: Option<String>,
+        headers: Option<BTreeMap<String, String>>,
+        at_ms: Option<u64>,
+    ) -> u64 {
         let mut entries = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let seq = self.count.fetch_add(1, Ordering::Relaxed);
         if !self.keep || entries.len() > MAX_KEPT {
             return seq;
         }
-        let (message, text, via) = match entries.len() == MAX_KEPT {
+        let (message, text, via, headers) = match entries.len() == MAX_KEPT {
             true => (
                 None,
                 Some(format!(
                     "taskcheck keeps at most {MAX_KEPT} messages of a session: from here on they are counted, not kept or judged"
                 )),
                 None,
+                None,
             ),
-            false => (message, text.map(|t| preview(t, TEXT_PREVIEW)), via),
+            false => (message, text.map(|t| preview(t, TEXT_PREVIEW)), via, headers),
         };
         entries.push(Entry {
             scenario: None,
@@ -156,11 +189,11 @@ impl Trace {
             seq,
             dir,
             transport: self.transport.to_string(),
-            t_ms: self.start.elapsed().as_millis() as u64,
+            t_ms: at_ms.unwrap_or_else(|| self.start.elapsed().as_millis() as u64),
             message,
             text,
             via,
-            headers: None,
+            headers,
         });
         seq
     }
@@ -210,6 +243,33 @@ mod tests {
         assert_eq!(once, format!("{}… (300 bytes)", "x".repeat(100)));
         let twice = preview(&format!("step 3: {once}"), 50);
         assert_eq!(twice, format!("step 3: {}… (300 bytes)", "x".repeat(42)));
+    }
+
+    #[test]
+    fn entries_taken_in_keep_when_and_how_they_came() {
+        let whole = Trace::new("http");
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let own = Trace::new("http");
+        let headers = BTreeMap::from([("mcp-name".to_string(), "t1".to_string())]);
+        own.record_headed(
+            Direction::Out,
+            serde_json::json!({"id": 1}),
+            headers.clone(),
+        );
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        whole.record(Direction::In, Some(Value::Null), None);
+        whole.take_in(&own);
+        let entries = whole.entries();
+        let taken = &entries[1];
+        assert_eq!(taken.seq, 1);
+        assert_eq!(taken.headers.as_ref(), Some(&headers));
+        // sent 30 ms or more into the whole, and 60 ms or more before it was taken in
+        let later = entries[0].t_ms;
+        assert!(
+            taken.t_ms >= 30 && taken.t_ms + 50 <= later,
+            "{} ms, then {later}",
+            taken.t_ms
+        );
     }
 
     #[test]

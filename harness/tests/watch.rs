@@ -94,10 +94,22 @@ fn a_fault_of_the_server_is_judged_by_its_rule() {
     assert_eq!(code, 0, "the client itself does not care");
     assert_eq!(doc["exitCode"], 1, "{doc}");
     assert_eq!(rules_with(&doc, &["fail"]), ["tasks.id.string"]);
-    // the client, which echoed the numeric id it was given, is not judged against that server
+    // the client, which echoed the numeric id it was given, is not judged against that server,
+    // and the report says why
     let client_rule = "tasks.poll.requestor-respects-poll-interval";
-    let rules = doc["rules"].as_array().unwrap();
-    assert!(!rules.iter().any(|r| r["id"] == client_rule), "{doc}");
+    let check = doc["scenarios"][0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["rule"] == client_rule)
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(check["verdict"], "untestable", "{doc}");
+    let why = check["message"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("the client is not judged: the server did not meet tasks.id.string"),
+        "{why}"
+    );
 }
 
 #[test]

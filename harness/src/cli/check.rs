@@ -3,7 +3,7 @@
 use super::args::{LibraryArgs, ReportArgs, SelectArgs};
 use super::output::emit;
 use super::{baseline, library, selected, usage_error};
-use mcp_taskcheck::offline;
+use mcp_taskcheck::offline::{self, Sides};
 use mcp_taskcheck::schema::SchemaSet;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -26,6 +26,10 @@ pub struct CheckArgs {
     pub reports: ReportArgs,
     #[command(flatten)]
     pub library: LibraryArgs,
+    /// Which side to judge: the receiver (by default), the requestor (what the client did:
+    /// for a trace where taskcheck was not the client, such as `watch --trace` writes), or both.
+    #[arg(long, value_enum, default_value = "receiver")]
+    pub judge: Sides,
     /// Judge only the sessions recorded of the scenarios these pick (by default every session,
     /// whatever its name).
     #[command(flatten)]
@@ -41,6 +45,7 @@ pub fn run(args: CheckArgs) -> i32 {
         reports,
         library: lib,
         select,
+        judge,
     } = args;
     let chosen = !(select.only.is_empty() && select.rules.is_empty() && select.tags.is_empty());
     let only: Option<HashSet<String>> =
@@ -56,6 +61,7 @@ pub fn run(args: CheckArgs) -> i32 {
         keep_traces,
         fold_after,
         only.as_ref(),
+        judge,
     )
     .unwrap_or_else(|e| usage_error(e));
     let baseline = baseline(&reports, &lib);

@@ -4,10 +4,13 @@
 use super::args::ReportArgs;
 use super::output::emit_on;
 use super::{expected_failures, usage_error};
+use mcp_taskcheck::designs::Profile;
+use mcp_taskcheck::offline::{self, Sides};
 use mcp_taskcheck::report::RunReport;
 use mcp_taskcheck::watch::{http, stdio};
-use mcp_taskcheck::{exit, offline};
+use mcp_taskcheck::{exit, suite};
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// What `watch` takes.
@@ -15,6 +18,17 @@ use std::time::Duration;
 pub struct WatchArgs {
     #[command(flatten)]
     pub reports: ReportArgs,
+    /// Which side to judge: the server (receiver rules), the client (requestor rules), or both.
+    #[arg(long, value_enum, default_value = "both")]
+    pub judge: Sides,
+    /// The design of Tasks the traffic speaks: `2025-11-25` or `ext-tasks` (by default each
+    /// conversation's own, from its messages).
+    #[arg(long, value_name = "NAME", value_parser = super::parse_profile)]
+    pub profile: Option<Profile>,
+    /// Write every message relayed here, as JSON lines (each tagged with its conversation),
+    /// for `taskcheck check` to judge again.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
     /// Serve as a Streamable HTTP reverse proxy on this address (`127.0.0.1:8080`; port 0
     /// picks one), its URL printed first on stdout, instead of wrapping a stdio server.
     #[arg(long, value_name = "ADDR:PORT", requires = "upstream")]
@@ -25,7 +39,8 @@ pub struct WatchArgs {
     /// Stop the proxy once this many sessions have ended (a DELETE).
     #[arg(long, value_name = "N", requires = "listen")]
     pub sessions: Option<usize>,
-    /// Stop the proxy after this many seconds without a request.
+    /// Stop the proxy after this many seconds without a request (the clients still in a
+    /// conversation are then judged as having gone quiet).
     #[arg(long, value_name = "SECONDS", requires = "listen")]
     pub idle_exit: Option<u64>,
     /// The stdio server command and its arguments, after `--` (run directly, not by a shell).
@@ -38,25 +53,33 @@ pub struct WatchArgs {
     pub command: Vec<String>,
 }
 
-/// Relays the conversation, then judges the server in it (and the client, where it can) and
-/// reports on stderr (stdout is the protocol, or the proxy's URL); the exit code is `run`'s.
+/// Relays the conversation, then judges the server in it and the client (a client only where
+/// it ended the conversation itself against a server that met every rule) and reports on
+/// stderr (stdout is the protocol, or the proxy's URL); the exit code is `run`'s.
 pub async fn run(args: WatchArgs) -> i32 {
     // a broken baseline is refused before any traffic; sessions are named as they come
     let baseline = expected_failures(&args.reports, &[offline::UNNAMED.to_string()]);
     let report = match (&args.listen, &args.upstream) {
         (Some(listen), Some(upstream)) => proxy(*listen, upstream, &args).await,
-        _ => wrapped(&args.command).await,
+        _ => wrapped(&args).await,
     };
-    match report {
-        Ok(report) => emit_on(&report, &args.reports, baseline.as_ref(), true),
+    let report = match report {
+        Ok(report) => report,
         Err(e) => {
             eprintln!("taskcheck watch: {e}");
-            exit::HARNESS
+            return exit::HARNESS;
+        }
+    };
+    if let Some(path) = &args.trace {
+        if let Err(e) = suite::write_trace(path, &report) {
+            eprintln!("taskcheck watch: cannot write {}: {e}", path.display());
+            return exit::HARNESS;
         }
     }
+    emit_on(&report, &args.reports, baseline.as_ref(), true)
 }
 
-/// The proxy's report: every session it relayed, the server judged in each.
+/// The proxy's report: every conversation it relayed, judged.
 async fn proxy(listen: SocketAddr, upstream: &str, args: &WatchArgs) -> Result<RunReport, String> {
     let url = reqwest::Url::parse(upstream)
         .ok()
@@ -66,61 +89,40 @@ async fn proxy(listen: SocketAddr, upstream: &str, args: &WatchArgs) -> Result<R
         sessions: args.sessions,
         idle: args.idle_exit.map(Duration::from_secs),
     };
-    let entries = http::run(listen, url, stop).await?;
+    let relayed = http::run(listen, url, stop).await?;
     let origin = format!("{upstream} (watched through a proxy)");
-    eprintln!("taskcheck watch: the proxy stopped; the clients are not judged over HTTP yet");
-    Ok(offline::judge(entries, None, &[], &origin))
+    eprintln!(
+        "taskcheck watch: the proxy stopped ({}); {} conversation(s) relayed, {} ended by their client",
+        relayed.stopped.said(),
+        relayed.conversations,
+        relayed.ended.len()
+    );
+    Ok(offline::judge(
+        relayed.entries,
+        None,
+        &[],
+        &origin,
+        args.judge,
+        args.profile,
+    ))
 }
 
-/// The stdio wrapper's report: the server judged, and the client where it can be.
-async fn wrapped(command: &[String]) -> Result<RunReport, String> {
-    let watched = stdio::run(command).await?;
-    let origin = format!("{} (watched)", command.join(" "));
-    // the watched session is no scenario of the library: only the monitors judge it; its
-    // trace, kept in the report, is what the client is judged on too
-    let mut report = offline::judge(watched.entries, None, &[], &origin);
-    let client = match report.scenarios.first() {
-        Some(session) => client_checks(&report, &session.trace, watched.client_ended),
-        None => Err("no session was recorded".to_string()),
+/// The stdio wrapper's report: the conversation, judged.
+async fn wrapped(args: &WatchArgs) -> Result<RunReport, String> {
+    let watched = stdio::run(&args.command).await?;
+    let origin = format!("{} (watched)", args.command.join(" "));
+    let who = match watched.ender {
+        stdio::Ender::Client => "the client ended the conversation",
+        stdio::Ender::Server => "the server ended the conversation",
+        stdio::Ender::Signal => "taskcheck watch was stopped by a signal",
     };
-    let said = match (client, report.scenarios.first_mut()) {
-        (Ok(checks), Some(session)) => {
-            session.checks.extend(checks);
-            "the client judged by the requestor rules".to_string()
-        }
-        (Ok(_), None) => "the client is not judged: no session was recorded".to_string(),
-        (Err(why), _) => format!("the client is not judged: {why}"),
-    };
-    eprintln!("taskcheck watch: {}; {said}", watched.ended);
-    Ok(report)
-}
-
-/// The requestor checks of the watched client, or why there are none: a client is judged
-/// only once it ended the conversation itself (a server that went first cut it short), against
-/// a server that met every rule it was judged on (a client echoing the invalid task id it was
-/// given breaks a rule through no fault of its own), and under a design whose requestor judges
-/// need no ask.
-fn client_checks(
-    report: &RunReport,
-    entries: &[mcp_taskcheck::trace::Entry],
-    client_ended: bool,
-) -> Result<Vec<mcp_taskcheck::verdict::Check>, String> {
-    if !client_ended {
-        return Err("the server ended the conversation before the client did".into());
-    }
-    if let Some((rule, verdict)) = report.rules_not_met().into_iter().next() {
-        return Err(format!(
-            "the server did not meet {rule} ({}), and what a client does after that is no evidence against it",
-            verdict.label()
-        ));
-    }
-    report
-        .profile
-        .judge_watched_requestor(entries)
-        .ok_or_else(|| {
-            format!(
-                "taskcheck cannot judge a client of the {} design in traffic it did not ask for yet",
-                report.profile
-            )
-        })
+    eprintln!("taskcheck watch: {who}; {}", watched.ended);
+    Ok(offline::judge(
+        watched.entries,
+        None,
+        &[],
+        &origin,
+        args.judge,
+        args.profile,
+    ))
 }

@@ -6,6 +6,7 @@
 //! design's requestor rules.
 
 pub mod polls;
+pub mod watched;
 
 use crate::designs::Profile;
 use crate::reference::record;

@@ -316,6 +316,24 @@ impl Connect for HttpConnector {
 /// POSTs every outgoing message, each on its own task so a long stream never blocks the rest.
 async fn send_all(shared: Arc<Shared>, mut out: mpsc::Receiver<Outgoing>) {
     while let Some(outgoing) = out.recv().await {
+        if let Outgoing::EndInput = outgoing {
+            // the polite end: the session's DELETE answered before the connection says so
+            let delete = shared.request(reqwest::Method::DELETE, true);
+            let ended = shared
+                .session_id
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take();
+            if ended.is_some() {
+                let _ = delete.timeout(Duration::from_secs(1)).send().await;
+            }
+            let why = "taskcheck ended the session".to_string();
+            let _ = shared
+                .events
+                .send(Incoming::Closed(Closure::gone(why)))
+                .await;
+            return;
+        }
         let msg = outgoing.value();
         let method = msg
             .get("method")

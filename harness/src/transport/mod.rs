@@ -127,6 +127,9 @@ pub enum Outgoing {
     Headed(Value, Vec<(String, Option<String>)>),
     /// One line of text sent as it is (over stdio a newline is added).
     Raw(String),
+    /// Nothing more will be sent: stdio closes the receiver's input (the polite end of an MCP
+    /// stdio session); other transports send nothing.
+    EndInput,
 }
 
 impl Outgoing {
@@ -135,6 +138,7 @@ impl Outgoing {
         match self {
             Outgoing::Message(v) | Outgoing::Headed(v, _) => v.to_string(),
             Outgoing::Raw(s) => s.clone(),
+            Outgoing::EndInput => String::new(),
         }
     }
 
@@ -143,6 +147,7 @@ impl Outgoing {
         match self {
             Outgoing::Message(v) | Outgoing::Headed(v, _) => v.clone(),
             Outgoing::Raw(s) => serde_json::from_str(s).unwrap_or(Value::Null),
+            Outgoing::EndInput => Value::Null,
         }
     }
 }

@@ -125,6 +125,10 @@ pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
     events: mpsc::Sender<Incoming>,
 ) {
     while let Some(msg) = out.recv().await {
+        if let Outgoing::EndInput = msg {
+            let _ = stdin.shutdown().await;
+            return;
+        }
         let mut line = msg.text();
         line.push('\n');
         let written = async {

@@ -5,13 +5,18 @@
 //! trace), by session (`Mcp-Session-Id`; traffic without one is one conversation), off the
 //! relay's path, for judging once the proxy stops.
 
+use crate::reference::record::ENDED;
+use crate::requestor::watched::QUIET;
 use crate::trace::{Direction, Entry, Trace};
+use crate::transport::http::{VIA_GET, VIA_POST_JSON, VIA_POST_SSE};
+use crate::transport::routing::{METHOD_HEADER, NAME_HEADER, VERSION_HEADER};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,6 +30,9 @@ const MAX_EVENT: usize = 8 << 20;
 const SESSION: &str = "mcp-session-id";
 /// The conversation of the traffic that names no session (stateless servers).
 const STATELESS: &str = "stateless";
+/// The request headers recorded with a message (what the requestor rules read); no other
+/// header is, so credentials never reach a trace.
+const RECORDED: [&str; 3] = [VERSION_HEADER, METHOD_HEADER, NAME_HEADER];
 /// Headers that belong to one hop, never forwarded.
 const HOP: [&str; 6] = [
     "host",
@@ -42,10 +50,11 @@ pub struct Stop {
     pub idle: Option<Duration>,
 }
 
-/// The conversations recorded, by key, in the order they began.
+/// The conversations recorded, by key, in the order they began, and those a client ended.
 #[derive(Default)]
 struct Conversations {
     traces: Vec<(String, Trace)>,
+    ended: HashSet<String>,
 }
 
 impl Conversations {
@@ -77,9 +86,7 @@ impl Conversations {
             // a conversation under that name already (the stateless one): what was recorded
             // joins it, the request before its answer
             Some((_, existing)) => {
-                for e in own.entries() {
-                    existing.record(e.dir, e.message, e.text.as_deref());
-                }
+                existing.take_in(&own);
                 existing.clone()
             }
             None => {
@@ -106,16 +113,29 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Records a body as one entry: a JSON message, or text.
-fn record(trace: &Trace, dir: Direction, body: &[u8]) {
+/// Records a body as one entry: a JSON message, or text; an answer with how it came.
+fn record(trace: &Trace, dir: Direction, body: &[u8], via: Option<&str>) {
     let text = String::from_utf8_lossy(body);
     if text.trim().is_empty() {
         return;
     }
+    let via = via.map(str::to_string);
     match serde_json::from_slice::<Value>(body) {
-        Ok(message) => trace.record(dir, Some(message), None),
-        Err(_) => trace.record(dir, None, Some(&text)),
+        Ok(message) => trace.record_via(dir, Some(message), None, via),
+        Err(_) => trace.record_via(dir, None, Some(&text), via),
     };
+}
+
+/// Records a request's body with the request metadata headers it carried.
+fn record_request(trace: &Trace, body: &[u8], headers: &HeaderMap) {
+    let Ok(message) = serde_json::from_slice::<Value>(body) else {
+        return record(trace, Direction::Out, body, None);
+    };
+    let carried: BTreeMap<String, String> = RECORDED
+        .into_iter()
+        .filter_map(|n| Some((n.to_string(), headers.get(n)?.to_str().ok()?.to_string())))
+        .collect();
+    trace.record_headed(Direction::Out, message, carried);
 }
 
 /// The headers to send on: all but the hop-by-hop ones.
@@ -148,7 +168,7 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
     // recorded as sent, so that what the upstream says meanwhile on another stream (a status
     // notification) comes after it, as it did
     let (trace, own) = lock(&proxy.conversations).for_request(session.as_deref());
-    record(&trace, Direction::Out, &body);
+    record_request(&trace, &body, &parts.headers);
     let mut url = proxy.upstream.clone();
     if let Some(query) = parts.uri.query() {
         url.set_query(Some(query));
@@ -169,9 +189,15 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
         }
     };
     if parts.method == axum::http::Method::DELETE && answer.status().is_success() {
+        // the client ended its session: the trace says so, as a requestor's recording does
+        if let Some(id) = &session {
+            trace.record(Direction::Out, None, Some(ENDED));
+            lock(&proxy.conversations).ended.insert(id.clone());
+        }
         proxy.ended.fetch_add(1, Ordering::Relaxed);
         proxy.changed.notify_one();
     }
+    let get = parts.method == axum::http::Method::GET;
     // a request of its own is filed under the session its answer opens (an initialize), or
     // else as the conversation of the traffic without sessions
     let opened = answer.headers().get(SESSION).and_then(|v| v.to_str().ok());
@@ -186,10 +212,14 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
         .and_then(|v| v.to_str().ok())
         .is_some_and(|t| t.starts_with("text/event-stream"));
     let body = match stream {
-        true => Body::from_stream(teed(answer, trace)),
+        true => Body::from_stream(teed(
+            answer,
+            trace,
+            if get { VIA_GET } else { VIA_POST_SSE },
+        )),
         false => match answer.bytes().await {
             Ok(bytes) => {
-                record(&trace, Direction::In, &bytes);
+                record(&trace, Direction::In, &bytes, Some(VIA_POST_JSON));
                 Body::from(bytes)
             }
             Err(e) => {
@@ -209,13 +239,14 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
 fn teed(
     answer: reqwest::Response,
     trace: Trace,
+    via: &'static str,
 ) -> impl futures::Stream<Item = Result<bytes::Bytes, std::io::Error>> {
     let (copy, copies) = tokio::sync::mpsc::unbounded_channel::<Result<bytes::Bytes, String>>();
     tokio::spawn(async move {
         let chunks = tokio_stream_of(copies);
         let mut events = crate::transport::sse::events(Box::pin(chunks), MAX_EVENT);
         while let Some(Ok(event)) = events.next().await {
-            record(&trace, Direction::In, event.data.as_bytes());
+            record(&trace, Direction::In, event.data.as_bytes(), Some(via));
         }
     });
     answer.bytes_stream().map(move |chunk| {
@@ -235,13 +266,44 @@ fn tokio_stream_of<T: Send + 'static>(
     futures::stream::unfold(rx, |mut rx| async move { Some((rx.recv().await?, rx)) })
 }
 
+/// Why the proxy stopped.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Stopped {
+    /// `--sessions` sessions ended.
+    Sessions,
+    /// `--idle-exit` passed without a request: every client was that long quiet.
+    Idle,
+    /// SIGINT or SIGTERM.
+    Signal,
+}
+
+impl Stopped {
+    /// Why, in words.
+    pub fn said(self) -> &'static str {
+        match self {
+            Stopped::Sessions => "the sessions asked for ended",
+            Stopped::Idle => "no request came for the time --idle-exit gives",
+            Stopped::Signal => "a signal",
+        }
+    }
+}
+
+/// What the proxy relayed: every message, each tagged with its conversation; how many
+/// conversations, and the sessions their client ended (a DELETE); and why it stopped.
+pub struct Relayed {
+    pub entries: Vec<Entry>,
+    pub conversations: usize,
+    pub ended: HashSet<String>,
+    pub stopped: Stopped,
+}
+
 /// Serves the proxy on `listen` (its URL printed on stdout, first) until it stops as `stop`
-/// says; returns every message recorded, each tagged with its conversation.
+/// says.
 pub async fn run(
     listen: SocketAddr,
     upstream: reqwest::Url,
     stop: Stop,
-) -> Result<Vec<Entry>, String> {
+) -> Result<Relayed, String> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
@@ -268,11 +330,21 @@ pub async fn run(
         .fallback(forward)
         .with_state(proxy.clone());
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
-    stopped(&proxy, &stop).await;
+    let stopped = stopped(&proxy, &stop).await;
     // open streams (a GET stream a client holds) end with the proxy
     server.abort();
     let conversations = std::mem::take(&mut *lock(&proxy.conversations));
-    Ok(conversations
+    if let (Stopped::Idle, Some(idle)) = (stopped, stop.idle) {
+        // a client still in a conversation was quiet that long: it is judged as having left
+        let quiet = format!("{QUIET}{} s", idle.as_secs());
+        for (key, trace) in &conversations.traces {
+            if !conversations.ended.contains(key) {
+                trace.record(Direction::Out, None, Some(&quiet));
+            }
+        }
+    }
+    let count = conversations.traces.len();
+    let entries = conversations
         .traces
         .into_iter()
         .flat_map(|(key, trace)| {
@@ -281,11 +353,17 @@ pub async fn run(
                 ..e
             })
         })
-        .collect())
+        .collect();
+    Ok(Relayed {
+        entries,
+        conversations: count,
+        ended: conversations.ended,
+        stopped,
+    })
 }
 
-/// Waits until the proxy should stop.
-async fn stopped(proxy: &Proxy, stop: &Stop) {
+/// Waits until the proxy should stop, and says why.
+async fn stopped(proxy: &Proxy, stop: &Stop) -> Stopped {
     let sessions = async {
         loop {
             let ended = proxy.ended.load(Ordering::Relaxed);
@@ -308,8 +386,8 @@ async fn stopped(proxy: &Proxy, stop: &Stop) {
         }
     };
     tokio::select! {
-        _ = sessions => {}
-        _ = idle => {}
-        _ = tokio::signal::ctrl_c() => {}
+        _ = sessions => Stopped::Sessions,
+        _ = idle => Stopped::Idle,
+        _ = super::terminated() => Stopped::Signal,
     }
 }

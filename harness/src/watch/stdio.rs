@@ -95,18 +95,29 @@ where
     lines.line_ended();
 }
 
-/// What a watched conversation left: its trace, how the server ended, and whether the client
-/// ended it (closed its input first; the trace's last client entry then says so, as a
-/// requestor's recording does).
+/// Who ended a watched conversation first.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Ender {
+    /// The client closed its input (the trace's last client entry then says so, as a
+    /// requestor's recording does).
+    Client,
+    /// The server ended its output.
+    Server,
+    /// `watch` itself got SIGINT or SIGTERM: it passed SIGTERM on to the server.
+    Signal,
+}
+
+/// What a watched conversation left: its trace, how the server ended, and who ended it.
 pub struct Watched {
     pub entries: Vec<Entry>,
     pub ended: String,
-    pub client_ended: bool,
+    pub ender: Ender,
 }
 
 /// Runs `command` (a program and its arguments) as the server of this process's own client:
 /// its stdin from ours, its stdout to ours, its stderr to ours, until the server ends its output
-/// (or, once the client closed its input, [`SERVER_GRACE`] has passed: then it is killed).
+/// (or, once the client closed its input or a signal came, [`SERVER_GRACE`] has passed, or a
+/// signal came again: then it is killed).
 pub async fn run(command: &[String]) -> Result<Watched, String> {
     let (program, args) = command
         .split_first()
@@ -133,18 +144,32 @@ pub async fn run(command: &[String]) -> Result<Watched, String> {
         tokio::io::stdout(),
         Lines::new(Direction::In, trace.clone()),
     );
-    tokio::pin!(down);
+    let signal = super::terminated();
+    tokio::pin!(down, signal);
     // the client closing its input closes the server's; the server then has a while to end
-    let client_ended = tokio::select! {
-        _ = &mut down => false,
+    let ender = tokio::select! {
+        _ = &mut down => Ender::Server,
         _ = up => {
             trace.record(Direction::Out, None, Some(crate::reference::record::ENDED));
-            if tokio::time::timeout(SERVER_GRACE, &mut down).await.is_err() {
-                let _ = child.start_kill();
+            Ender::Client
+        }
+        _ = &mut signal => {
+            if let Some(pid) = child.id() {
+                // SAFETY: kill has no memory effects; a pid already gone only yields ESRCH
+                unsafe { libc::kill(pid as i32, libc::SIGTERM) };
             }
-            true
+            Ender::Signal
         }
     };
+    if ender != Ender::Server {
+        let ended = tokio::select! {
+            done = tokio::time::timeout(SERVER_GRACE, &mut down) => done.is_ok(),
+            _ = super::terminated() => false,
+        };
+        if !ended {
+            let _ = child.start_kill();
+        }
+    }
     let ended = match tokio::time::timeout(SERVER_GRACE, child.wait()).await {
         Ok(Ok(status)) => format!("the server ended: {status}"),
         Ok(Err(e)) => format!("the server's end is unknown: {e}"),
@@ -156,7 +181,7 @@ pub async fn run(command: &[String]) -> Result<Watched, String> {
     Ok(Watched {
         entries: trace.entries(),
         ended,
-        client_ended,
+        ender,
     })
 }
 

@@ -95,7 +95,13 @@ impl Design for ExtTasks {
         entries: &[Entry],
         ask: &crate::scenario::Ask,
     ) -> Vec<crate::verdict::Check> {
-        requestor::judge(entries, ask)
+        requestor::judge(entries, Some(ask))
+    }
+
+    fn judge_watched_requestor(&self, entries: &[Entry]) -> Option<Vec<crate::verdict::Check>> {
+        // a watched client chose its calls: only a sent-again call it was asked to make once
+        // needs the ask, and is left unjudged
+        Some(requestor::judge(entries, None))
     }
 
     fn fixture_contract(&self) -> String {
@@ -318,9 +324,9 @@ impl ReferenceRequestor for Requestor {
             open(&session, ExtTasks.default_client_capabilities())
                 .await
                 .map_err(NotServed::Failed)?;
-            reference::requestor::run(&session, &ask, &faults)
-                .await
-                .map_err(NotServed::Failed)
+            let done = reference::requestor::run(&session, &ask, &faults).await;
+            session.close(crate::design::SERVER_EXIT).await;
+            done.map_err(NotServed::Failed)
         }
         .boxed()
     }

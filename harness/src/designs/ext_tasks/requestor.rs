@@ -53,8 +53,9 @@ fn task_of(method: &str, _params: &Value, result: &Value) -> Option<Value> {
     (method == "tasks/get" || created && method == "tools/call").then(|| result.clone())
 }
 
-/// Judges a client by a recorded conversation (its messages `out`), given what it was asked.
-pub fn judge(entries: &[Entry], ask: &Ask) -> Vec<Check> {
+/// Judges a client by a recorded conversation (its messages `out`), given what it was asked
+/// where taskcheck asked it (`None`: a client `taskcheck watch` saw do what it chose).
+pub fn judge(entries: &[Entry], ask: Option<&Ask>) -> Vec<Check> {
     let polls = Polls::watch(entries, &SHAPE);
     let mut checks = Vec::new();
     let mut judge =
@@ -315,8 +316,8 @@ fn phantom_tasks(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
 /// A tools/call sent again after one was answered with its result, by a client asked to make
 /// one call (taking that result for no answer): what, and where. An InputRequiredResult is no
 /// result: the call is retried with the input it asked for.
-fn resent_after_result(entries: &[Entry], ask: &Ask) -> Option<(String, u64)> {
-    if ask.calls() != 1 {
+fn resent_after_result(entries: &[Entry], ask: Option<&Ask>) -> Option<(String, u64)> {
+    if ask.is_none_or(|ask| ask.calls() != 1) {
         return None;
     }
     let mut calls = BTreeSet::new();

@@ -121,9 +121,9 @@ impl ReferenceRequestor for Requestor {
             )
             .await
             .map_err(NotServed::Failed)?;
-            requestor::run(&session, &server.capabilities, &ask, &faults)
-                .await
-                .map_err(NotServed::Failed)
+            let done = requestor::run(&session, &server.capabilities, &ask, &faults).await;
+            session.close(crate::design::SERVER_EXIT).await;
+            done.map_err(NotServed::Failed)
         }
         .boxed()
     }

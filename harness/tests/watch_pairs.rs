@@ -1,0 +1,211 @@
+//! taskcheck's reference requestor and reference receiver talking through `taskcheck watch`,
+//! over stdio and through the HTTP proxy, in both designs: the clean pair passes on both
+//! sides, and a fault of either side is judged on that side, by the rule it breaks.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::process::{Command, Stdio};
+
+/// What the reference requestor is asked to do under each design: a task that works a while,
+/// cancelled under the extension (so its cancel faults show).
+fn ask(profile: &str) -> &'static str {
+    match profile {
+        "ext-tasks" => r#"{"tool":"optional_sleep","arguments":{"ms":600},"cancel_after_ms":300}"#,
+        _ => r#"{"tool":"required_sleep","arguments":{"ms":600},"task":true}"#,
+    }
+}
+
+fn faults(flag_values: &[&str]) -> Vec<String> {
+    flag_values
+        .iter()
+        .flat_map(|f| ["--fault".to_string(), f.to_string()])
+        .collect()
+}
+
+fn read_report(path: &std::path::Path) -> Value {
+    std::fs::read_to_string(path)
+        .map(|t| serde_json::from_str(&t).unwrap())
+        .unwrap_or(Value::Null)
+}
+
+/// The pair over stdio: the requestor starts `watch -- reference` as its server; watch's
+/// JSON report.
+fn over_stdio(profile: &str, requestor: &[&str], receiver: &[&str], tag: &str) -> Value {
+    let report = temp_path(&format!("pair-{tag}.json"));
+    let _ = std::fs::remove_file(&report);
+    let out = Command::new(BIN)
+        .args(["reference-requestor", "--profile", profile])
+        .args(faults(requestor))
+        .args([
+            "--",
+            BIN,
+            "watch",
+            "--report-json",
+            report.to_str().unwrap(),
+        ])
+        .args(["--", BIN, "reference", "--profile", profile])
+        .args(faults(receiver))
+        .env("TASKCHECK_REQUEST", ask(profile))
+        .output()
+        .unwrap();
+    let doc = read_report(&report);
+    assert!(
+        !doc.is_null(),
+        "watch wrote its report: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    doc
+}
+
+/// The pair over HTTP: the requestor talks to `watch --listen` in front of the HTTP
+/// reference; the proxy stops once the session ended (2025-11-25: its DELETE) or, for the
+/// extension's stateless traffic, after 1 s without a request; watch's JSON report.
+fn over_http(profile: &str, requestor: &[&str], receiver: &[&str], tag: &str) -> Value {
+    let mut flags = vec!["--profile", profile];
+    let receiver_faults = faults(receiver);
+    flags.extend(receiver_faults.iter().map(String::as_str));
+    let upstream = HttpReference::start(&flags);
+    let report = temp_path(&format!("pair-http-{tag}.json"));
+    let _ = std::fs::remove_file(&report);
+    let stop = match profile {
+        "ext-tasks" => ["--idle-exit", "1"],
+        _ => ["--sessions", "1"],
+    };
+    let mut proxy = Command::new(BIN)
+        .args([
+            "watch",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            &upstream.url,
+        ])
+        .args(stop)
+        .args(["--report-json", report.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = {
+        use std::io::BufRead;
+        let mut line = String::new();
+        std::io::BufReader::new(proxy.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        line.trim().to_string()
+    };
+    let _ = Command::new(BIN)
+        .args(["reference-requestor", "--profile", profile])
+        .args(faults(requestor))
+        .arg(&url)
+        .env("TASKCHECK_REQUEST", ask(profile))
+        .output()
+        .unwrap();
+    let watched = proxy.wait_with_output().unwrap();
+    let doc = read_report(&report);
+    assert!(
+        !doc.is_null(),
+        "watch wrote its report: {}",
+        String::from_utf8_lossy(&watched.stderr)
+    );
+    doc
+}
+
+/// A rule's verdict in the report.
+fn verdict(doc: &Value, rule: &str) -> Option<String> {
+    doc["rules"]
+        .as_array()?
+        .iter()
+        .find(|r| r["id"] == rule)
+        .and_then(|r| r["verdict"].as_str())
+        .map(str::to_string)
+}
+
+type Pair = fn(&str, &[&str], &[&str], &str) -> Value;
+
+/// The three runs of one design over one transport: clean, a requestor fault, a receiver
+/// fault.
+fn judged_on_the_right_side(
+    pair: Pair,
+    profile: &str,
+    (requestor_fault, requestor_rule): (&str, &str),
+    (receiver_fault, receiver_rule): (&str, &str),
+    client_rule: &str,
+) {
+    let tag = |what: &str| format!("{profile}-{what}-{}", requestor_fault);
+    let doc = pair(profile, &[], &[], &tag("clean"));
+    assert_eq!(
+        rules_with(&doc, &["fail", "warn", "error"]),
+        Vec::<String>::new(),
+        "{doc}"
+    );
+    assert_eq!(doc["exitCode"], 0, "{doc}");
+    assert_eq!(verdict(&doc, client_rule).as_deref(), Some("pass"), "{doc}");
+    // a fault of the client: its rule, and nothing on the server's side
+    let doc = pair(profile, &[requestor_fault], &[], &tag("requestor"));
+    assert_eq!(
+        rules_with(&doc, &["fail", "warn"]),
+        [requestor_rule],
+        "{doc}"
+    );
+    // a fault of the server: its rule; the client is not judged against that server
+    let doc = pair(profile, &[], &[receiver_fault], &tag("receiver"));
+    assert_eq!(
+        rules_with(&doc, &["fail", "warn"]),
+        [receiver_rule],
+        "{doc}"
+    );
+    assert_eq!(
+        verdict(&doc, client_rule).as_deref(),
+        Some("untestable"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn over_stdio_2025_11_25() {
+    judged_on_the_right_side(
+        over_stdio,
+        "2025-11-25",
+        ("meta-in-get", "tasks.meta.requestor-omits"),
+        ("numeric-task-id", "tasks.id.string"),
+        "tasks.poll.requestor-respects-poll-interval",
+    );
+}
+
+#[test]
+fn over_stdio_ext_tasks() {
+    judged_on_the_right_side(
+        over_stdio,
+        "ext-tasks",
+        (
+            "cancels-by-notification",
+            "ext-tasks.cancel.no-notifications-cancelled",
+        ),
+        ("get-result-type-task", "ext-tasks.get.result-type-complete"),
+        "ext-tasks.requestor.respects-poll-interval",
+    );
+}
+
+#[test]
+fn through_the_proxy_2025_11_25() {
+    judged_on_the_right_side(
+        over_http,
+        "2025-11-25",
+        ("no-version-header", "tasks.http.requestor-protocol-version"),
+        ("numeric-task-id", "tasks.id.string"),
+        "tasks.poll.requestor-respects-poll-interval",
+    );
+}
+
+#[test]
+fn through_the_proxy_ext_tasks() {
+    judged_on_the_right_side(
+        over_http,
+        "ext-tasks",
+        ("no-mcp-name", "ext-tasks.http.mcp-name"),
+        ("get-result-type-task", "ext-tasks.get.result-type-complete"),
+        "ext-tasks.requestor.respects-poll-interval",
+    );
+}
