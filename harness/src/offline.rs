@@ -302,8 +302,27 @@ impl Folder {
             duration: Duration::ZERO,
             cpu: None,
             fixed_work_ms: Default::default(),
+            not_exercised: Vec::new(),
         }
     }
+}
+
+/// The rules of the sides judged that no check of the report names, in the catalogue's order.
+fn not_exercised(report: &RunReport, sides: Sides) -> Vec<String> {
+    let requestor = report.profile.requestor_rules();
+    let named: HashSet<String> = report.rule_verdicts().into_keys().collect();
+    report
+        .profile
+        .rules()
+        .map(|r| r.id.as_str())
+        .filter(|id| match sides {
+            Sides::Receiver => !requestor.contains(id),
+            Sides::Requestor => requestor.contains(id),
+            Sides::Both => true,
+        })
+        .filter(|id| !named.contains(*id))
+        .map(str::to_string)
+        .collect()
 }
 
 /// Judges every session of a trace (entries grouped by their `scenario`, in first-seen order).
@@ -331,7 +350,9 @@ pub fn judge(
     for job in sessions.rest() {
         folder.add(judge.session(job));
     }
-    folder.report(origin)
+    let mut report = folder.report(origin);
+    report.not_exercised = not_exercised(&report, sides);
+    report
 }
 
 /// The nonblank lines of a file, each with its index (0-based); an I/O error names the file.
@@ -453,7 +474,11 @@ pub fn check_file(
         let (folder, bad) = collector.join().map_err(|_| stopped())?;
         match bad {
             Some((_, why)) => Err(why),
-            None => Ok(folder.report(&file)),
+            None => {
+                let mut report = folder.report(&file);
+                report.not_exercised = not_exercised(&report, sides);
+                Ok(report)
+            }
         }
     })
 }

@@ -82,6 +82,7 @@ pub async fn run_all<C: Connect + 'static>(
             .zip(cpu_start)
             .map(|(end, start)| end.saturating_sub(start)),
         fixed_work_ms: config.fixtures.fixed_work_ms(),
+        not_exercised: Vec::new(),
         receiver: connector.describe(),
         transport: connector.transport().into(),
         started,
@@ -182,6 +183,7 @@ pub fn unopened<C: Connect>(
         profile,
         cpu: None,
         fixed_work_ms: Default::default(),
+        not_exercised: Vec::new(),
         receiver: connector.describe(),
         transport: connector.transport().into(),
         started: crate::timestamp::now(),

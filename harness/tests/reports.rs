@@ -90,6 +90,7 @@ fn sample() -> RunReport {
         duration: Duration::from_millis(1234),
         cpu: None,
         fixed_work_ms: Default::default(),
+        not_exercised: Vec::new(),
         scenarios: vec![
             scenario(
                 "cancel-terminal",
@@ -219,6 +220,7 @@ fn sample_ext() -> RunReport {
         duration: Duration::from_millis(321),
         cpu: None,
         fixed_work_ms: Default::default(),
+        not_exercised: Vec::new(),
         scenarios: vec![
             scenario(
                 "ext-create-poll-complete",

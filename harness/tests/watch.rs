@@ -283,3 +283,42 @@ s.serve_forever()
         "{answer}"
     );
 }
+
+/// A client that stops its server with SIGTERM (the MCP stdio shutdown's second step) still
+/// gets watch's reports, and the server is stopped with it.
+#[test]
+fn a_sigterm_ends_the_relay_and_the_reports_are_still_written() {
+    use std::io::BufRead;
+    let report = temp_path("watch-sigterm.json");
+    let _ = std::fs::remove_file(&report);
+    let mut child = Command::new(BIN)
+        .args(["watch", "--report-json", report.to_str().unwrap()])
+        .args(["--", BIN, "reference"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    writeln!(stdin, "{init}").unwrap();
+    let mut answer = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut answer)
+        .unwrap();
+    assert!(answer.contains("\"id\":1"), "{answer}");
+    // SAFETY: kill has no memory effects
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("taskcheck watch was stopped by a signal"),
+        "{said}"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    // the initialize was judged; the client, cut short, was not
+    assert!(doc["judged"]["rules"].as_u64().unwrap() >= 1, "{doc}");
+    let messages = doc["scenarios"][0]["checks"].to_string();
+    assert!(messages.contains("the client is not judged"), "{messages}");
+    drop(stdin);
+}

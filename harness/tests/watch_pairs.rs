@@ -33,6 +33,17 @@ fn read_report(path: &std::path::Path) -> Value {
 /// The pair over stdio: the requestor starts `watch -- reference` as its server; watch's
 /// JSON report.
 fn over_stdio(profile: &str, requestor: &[&str], receiver: &[&str], tag: &str) -> Value {
+    stdio_watched(profile, requestor, receiver, tag, &[])
+}
+
+/// As [`over_stdio`], with more of watch's options.
+fn stdio_watched(
+    profile: &str,
+    requestor: &[&str],
+    receiver: &[&str],
+    tag: &str,
+    watch: &[&str],
+) -> Value {
     let report = temp_path(&format!("pair-{tag}.json"));
     let _ = std::fs::remove_file(&report);
     let out = Command::new(BIN)
@@ -45,6 +56,7 @@ fn over_stdio(profile: &str, requestor: &[&str], receiver: &[&str], tag: &str) -
             "--report-json",
             report.to_str().unwrap(),
         ])
+        .args(watch)
         .args(["--", BIN, "reference", "--profile", profile])
         .args(faults(receiver))
         .env("TASKCHECK_REQUEST", ask(profile))
@@ -208,4 +220,77 @@ fn through_the_proxy_ext_tasks() {
         ("get-result-type-task", "ext-tasks.get.result-type-complete"),
         "ext-tasks.requestor.respects-poll-interval",
     );
+}
+
+/// The ids of the rules a report judged or could not, and those it says were not exercised.
+fn rule_ids(doc: &Value) -> (Vec<String>, Vec<String>) {
+    let ids = |v: &Value, key: &str| -> Vec<String> {
+        v.as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|r| match key {
+                "" => r.as_str(),
+                _ => r[key].as_str(),
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    (
+        ids(&doc["rules"], "id"),
+        ids(&doc["judged"]["notExercised"], ""),
+    )
+}
+
+#[test]
+fn a_recorded_conversation_is_judged_on_the_sides_asked_and_says_what_it_did_not_exercise() {
+    let trace = temp_path("pair-sides.jsonl");
+    let poll = "tasks.poll.requestor-respects-poll-interval";
+    let args = ["--trace", trace.to_str().unwrap()];
+    // the client polls too fast: watch judges both sides by default
+    let doc = stdio_watched("2025-11-25", &["polls-fast"], &[], "sides", &args);
+    assert_eq!(rules_with(&doc, &["fail", "warn"]), [poll], "{doc}");
+    let (_, unexercised) = rule_ids(&doc);
+    assert!(
+        unexercised.contains(&"tasks.list.paginate".to_string()),
+        "{doc}"
+    );
+    assert!(!unexercised.contains(&poll.to_string()), "{doc}");
+    let check = |judge: &str| {
+        let report = temp_path(&format!("pair-sides-{judge}.json"));
+        let out = taskcheck(&[
+            "check",
+            trace.to_str().unwrap(),
+            "--judge",
+            judge,
+            "--report-json",
+            report.to_str().unwrap(),
+        ]);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        (out.status.code(), doc)
+    };
+    // check of the same recording: the receiver alone, as by default, leaves the poller out
+    let (code, doc) = check("receiver");
+    assert_eq!(code, Some(0), "{doc}");
+    let (rules, unexercised) = rule_ids(&doc);
+    assert!(!rules.contains(&poll.to_string()) && !unexercised.contains(&poll.to_string()));
+    assert!(rules.contains(&"tasks.id.string".to_string()), "{doc}");
+    // both: the poller's warning, as watch gave it
+    let (_, doc) = check("both");
+    assert_eq!(rules_with(&doc, &["fail", "warn"]), [poll], "{doc}");
+    // the requestor alone: no receiver rule judged or listed
+    let (_, doc) = check("requestor");
+    let (rules, unexercised) = rule_ids(&doc);
+    assert!(rules.contains(&poll.to_string()), "{doc}");
+    assert!(!rules.contains(&"tasks.id.string".to_string()), "{doc}");
+    assert!(
+        unexercised.iter().all(|r| r.contains("requestor")),
+        "{unexercised:?}"
+    );
+    // a run that must judge every rule cannot pass on traffic that left rules unexercised
+    let out = taskcheck(&["check", trace.to_str().unwrap(), "--require-judged", "all"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(out.status.code(), Some(4), "{said}");
+    assert!(said.contains("not exercised by this traffic"), "{said}");
 }

@@ -135,6 +135,22 @@ impl RunReport {
             }
             out.push_str("</table>\n");
         }
+        if !self.not_exercised.is_empty() {
+            let rules: Vec<String> = self
+                .not_exercised
+                .iter()
+                .map(|rule| {
+                    let link = spec::rule(rule).map(Profile::link).unwrap_or_default();
+                    format!("<a href=\"{link}\">{}</a>", escape(rule))
+                })
+                .collect();
+            out.push_str(&format!(
+                "<h2>Rules this traffic did not exercise ({})</h2>\n<p>{}</p>\n<p>{}</p>\n",
+                rules.len(),
+                escape(super::NOT_EXERCISED),
+                rules.join(", ")
+            ));
+        }
         // the table opens on what did not pass, where anything did not
         let all_passed = self
             .scenarios

@@ -24,6 +24,15 @@ impl RunReport {
         doc
     }
 
+    /// How much the run judged; a recording's report also lists the rules it never exercised.
+    fn judged_json(&self, judged: super::Judged) -> Value {
+        let mut out = json!({"rules": judged.rules, "untestable": judged.untestable});
+        if !self.not_exercised.is_empty() {
+            out["notExercised"] = json!(self.not_exercised);
+        }
+        out
+    }
+
     /// The document without the folded sessions.
     fn listed_json(&self, outcome: &Outcome) -> Value {
         let t = self.totals();
@@ -47,7 +56,7 @@ impl RunReport {
             "expectedFailures": outcome.expected,
             "staleBaseline": outcome.stale,
             "totals": {"passed": t.passed, "failed": t.failed, "warnings": t.warnings, "info": t.info, "notApplicable": t.not_applicable, "untestable": t.untestable, "consequences": t.consequences, "errors": t.errors},
-            "judged": {"rules": judged.rules, "untestable": judged.untestable},
+            "judged": self.judged_json(judged),
             "toolsCalled": self.tools_called().into_iter().map(|(name, c)| json!({"name": name, "calls": c.calls, "workMs": c.work_ms})).collect::<Vec<_>>(),
             "rules": self.rule_verdicts().into_iter().map(|(rule, v)| {
                 let r = spec::rule(&rule);

@@ -1,6 +1,6 @@
 //! A Markdown summary, fit for `$GITHUB_STEP_SUMMARY` or a pull-request comment.
 
-use super::{Outcome, RunReport};
+use super::{Outcome, RunReport, NOT_EXERCISED};
 use crate::designs::Profile;
 use crate::spec;
 use crate::verdict::Verdict;
@@ -89,6 +89,7 @@ impl RunReport {
             }
         }
         out.push_str(&self.untestable_table());
+        out.push_str(&self.not_exercised_list());
         if !outcome.stale.is_empty() {
             out.push_str("\n### Stale baseline entries (they pass now: remove them)\n\n");
             for s in &outcome.stale {
@@ -119,6 +120,27 @@ impl RunReport {
             ));
         }
         out
+    }
+
+    /// The rules a recorded conversation never exercised, each linked to the spec (empty for
+    /// a live run).
+    fn not_exercised_list(&self) -> String {
+        if self.not_exercised.is_empty() {
+            return String::new();
+        }
+        let rules: Vec<String> = self
+            .not_exercised
+            .iter()
+            .map(|rule| {
+                let link = spec::rule(rule).map(Profile::link).unwrap_or_default();
+                format!("[`{rule}`]({link})")
+            })
+            .collect();
+        format!(
+            "\n### Rules this traffic did not exercise ({})\n\n{NOT_EXERCISED}\n\n{}\n",
+            rules.len(),
+            rules.join(", ")
+        )
     }
 
     /// A row per rule not met, worst first: how many scenarios broke it at its root, and the

@@ -30,24 +30,33 @@ pub enum FailOn {
     Should,
 }
 
+/// What every report says of the rules a recorded conversation never exercised.
+pub const NOT_EXERCISED: &str = "Not judged is not passed: no message of this traffic asked for what these rules need (`taskcheck run` asks for it).";
+
 /// How many rules a run judged, and how many applied but could not be judged.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Judged {
     pub rules: usize,
     pub untestable: usize,
+    /// Rules a recorded conversation never exercised (`check`, `watch`).
+    pub not_exercised: usize,
 }
 
 impl Judged {
     /// `on 14 of 45 applicable rule(s) judged (31 untestable)`, or `on 47 rule(s) judged`
-    /// when every applicable rule was.
+    /// when every applicable rule was; a recording adds `, 30 not exercised by this traffic`.
     pub fn phrase(&self) -> String {
-        match self.untestable {
+        let judged = match self.untestable {
             0 => format!("on {} rule(s) judged", self.rules),
             n => format!(
                 "on {} of {} applicable rule(s) judged ({n} untestable)",
                 self.rules,
                 self.rules + n
             ),
+        };
+        match self.not_exercised {
+            0 => judged,
+            n => format!("{judged}, {n} not exercised by this traffic"),
         }
     }
 }
@@ -82,7 +91,9 @@ impl Require {
     /// Why `judged` is too little, if it is.
     fn short_of(self, judged: Judged) -> Option<String> {
         match self {
-            Require::All if judged.untestable > 0 => Some("--require-judged all".into()),
+            Require::All if judged.untestable + judged.not_exercised > 0 => {
+                Some("--require-judged all".into())
+            }
             Require::Rules(n) if judged.rules < n => Some(format!("--require-judged {n}")),
             _ => None,
         }
@@ -105,6 +116,9 @@ pub struct RunReport {
     /// The work one call of a tool costs the receiver, in ms, for the tools that work a fixed
     /// time whatever they are given (a fixture map's `duration-ms`, which `init` measured).
     pub fixed_work_ms: BTreeMap<String, u64>,
+    /// The rules of the sides judged that no message of a recorded conversation exercised
+    /// (`check`, `watch`: what a rule needs was never asked); empty for a live run.
+    pub not_exercised: Vec<String>,
 }
 
 /// Counts of verdicts over every check.
@@ -208,6 +222,7 @@ impl RunReport {
             scenarios,
             cpu: None,
             fixed_work_ms: Default::default(),
+            not_exercised: Vec::new(),
         }
     }
 
@@ -353,7 +368,10 @@ impl RunReport {
 
     /// How much the run judged: rules judged, and rules that applied but stayed untestable.
     pub fn judged(&self) -> Judged {
-        let mut j = Judged::default();
+        let mut j = Judged {
+            not_exercised: self.not_exercised.len(),
+            ..Judged::default()
+        };
         for v in self.rule_verdicts().into_values() {
             match v {
                 Verdict::Untestable => j.untestable += 1,

@@ -274,6 +274,14 @@ impl RunReport {
                 ));
             }
         }
+        if !self.not_exercised.is_empty() && detail != Detail::Quiet {
+            out.push_str(&format!(
+                "\nrules this traffic did not exercise ({}): {}\n  {}\n",
+                self.not_exercised.len(),
+                self.not_exercised.join(", "),
+                super::NOT_EXERCISED
+            ));
+        }
         if let Some(note) = self.no_tasks_note() {
             out.push_str(&format!("\n{note}\n"));
         }

@@ -130,6 +130,7 @@ pub async fn run_all(settings: &Settings, scenarios: Vec<RequestorScenario>) -> 
         profile,
         cpu: None,
         fixed_work_ms: Default::default(),
+        not_exercised: Vec::new(),
         receiver: format!("{} (a requestor per scenario)", settings.command),
         transport: match settings.http {
             true => "http",
