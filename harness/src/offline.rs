@@ -1,7 +1,8 @@
 //! Offline checking (`taskcheck check TRACE.jsonl`): a recorded trace, in the JSON-lines form
 //! `--trace` writes, judged by the same monitors and model as a live run. Rules that only a
-//! scenario step judges (an expected answer) need the live run; the requestor rules are not
-//! judged, since the recorded requestor need not be taskcheck. Each session says its profile:
+//! scenario step judges (an expected answer) need the live run, and are listed as not
+//! exercised. The requestor rules are judged where asked ([`Sides`]): the recorded requestor
+//! need not be taskcheck. Each session says its profile:
 //! one that opens with server/discover, or whose requests carry the per-request protocol
 //! version of the extension's revision, is judged as the Tasks extension.
 
