@@ -61,12 +61,83 @@ check() {
   "$taskcheck" "$@" --profile "${PROFILE:-2025-11-25}" --timeout-scale "${SCALE:-3}" --jobs 2 --report-json "$now/report.json" --report-md "$now/report.md" \
     --report-html "$now/report.html" >"$now/terminal.txt" 2>&1 || true
   echo "$name over $transport: $(tail -n 1 "$now/terminal.txt") [$((SECONDS - start)) s]"
-  if ((update)); then
-    mkdir -p "reports/$name-$transport"
-    cp "$now"/report.{html,md} "reports/$name-$transport/"
-  fi
-  compare "$name" "$transport" report.json
+  publish "$name" "$transport"
 }
+
+# publish NAME TRANSPORT: a run's reports committed (--update) or compared
+publish() {
+  if ((update)); then
+    mkdir -p "reports/$1-$2"
+    cp "$cache/$1-$2"/report.{html,md} "reports/$1-$2/"
+  fi
+  compare "$1" "$2" report.json
+}
+
+# first_line FILE: the first line a background command writes to FILE (its URL), waiting up
+# to 60 s for it
+first_line() {
+  local i
+  for ((i = 0; i < 600; i++)); do
+    if [[ -s $1 ]] && head -n 1 "$1" | grep -q .; then
+      head -n 1 "$1"
+      return
+    fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# pair NAME CLIENT SERVER POLL CANCEL INPUT [SUFFIX]: the SDK's own client (its requestor driver) and
+# its own server talking through `taskcheck watch`, both sides judged, asked in turn (each a
+# TASKCHECK_REQUEST) to follow a task to its end, to cancel one, and to answer one's
+# elicitation. Over stdio each conversation is watched by a wrapper of its own, recording it
+# (`--name`, `--trace`), and the three recordings are judged in one report by `check --judge
+# both`, the judging watch does; over HTTP one proxy watches the three and writes the report.
+# SUFFIX is added to the URL the server prints, where its client needs it (the Python fixture
+# mounts its endpoint at /mcp/, and the SDK's client follows no redirect).
+pair() {
+  local name=$1 client=$2 server=$3 profile=${PROFILE:-2025-11-25}
+  local asks=(poll "$4" cancel "$5" input "$6") i
+  local now=$cache/$name-stdio start=$SECONDS
+  rm -rf "$now" && mkdir -p "$now"
+  for ((i = 0; i < ${#asks[@]}; i += 2)); do
+    TASKCHECK_REQUEST=${asks[i + 1]} timeout 120 $client "$taskcheck" watch --profile "$profile" -q \
+      --name "${asks[i]}" --trace "$now/${asks[i]}.jsonl" -- $server >>"$now/conversations.txt" 2>&1 || true
+  done
+  cat "$now"/{poll,cancel,input}.jsonl >"$now/trace.jsonl" 2>/dev/null || true
+  "$taskcheck" check --judge both "$now/trace.jsonl" --report-json "$now/report.json" --report-md "$now/report.md" \
+    --report-html "$now/report.html" >"$now/terminal.txt" 2>&1 || true
+  echo "$name over stdio: $(tail -n 1 "$now/terminal.txt") [$((SECONDS - start)) s]"
+  publish "$name" stdio
+  now=$cache/$name-http start=$SECONDS
+  rm -rf "$now" && mkdir -p "$now"
+  $server --http >"$now/server-url.txt" 2>"$now/server.txt" &
+  local upstream=$! url proxy proxied
+  url=$(first_line "$now/server-url.txt")${7:-} || url=http://127.0.0.1:9/unstarted
+  # it stops once the three sessions ended (their DELETE), or 5 s after the last request (a
+  # client that leaves without a DELETE, stateless traffic)
+  "$taskcheck" watch --listen 127.0.0.1:0 --upstream "$url" --profile "$profile" --sessions 3 --idle-exit 5 \
+    --report-json "$now/report.json" --report-md "$now/report.md" --report-html "$now/report.html" \
+    >"$now/proxy-url.txt" 2>"$now/terminal.txt" &
+  proxy=$!
+  proxied=$(first_line "$now/proxy-url.txt") || proxied=http://127.0.0.1:9/unstarted
+  for ((i = 0; i < ${#asks[@]}; i += 2)); do
+    TASKCHECK_REQUEST=${asks[i + 1]} timeout 120 $client "$proxied" >>"$now/conversations.txt" 2>&1 || true
+  done
+  wait "$proxy" || true
+  kill "$upstream" 2>/dev/null || true
+  wait "$upstream" 2>/dev/null || true
+  echo "$name over http: $(tail -n 1 "$now/terminal.txt") [$((SECONDS - start)) s]"
+  publish "$name" http
+}
+
+# the asks of a pair under 2025-11-25 (tool calls made as tasks) and under the extension
+POLL_2025='{"tool":"required_sleep","arguments":{"ms":1500},"task":true}'
+CANCEL_2025='{"tool":"optional_sleep","arguments":{"ms":5000},"task":true,"cancel_after_ms":400}'
+INPUT_2025='{"tool":"elicit_input","task":true}'
+POLL_EXT='{"tool":"optional_sleep","arguments":{"ms":1500}}'
+CANCEL_EXT='{"tool":"optional_sleep","arguments":{"ms":5000},"cancel_after_ms":400}'
+INPUT_EXT='{"tool":"elicit_input"}'
 
 # fuzz NAME TRANSPORT TARGET ARGS...: the same server under `fuzz-wire` and `explore`, each
 # with a fixed seed and a bounded count (after `check` of the same run). fuzz-wire's verdicts
@@ -134,6 +205,8 @@ python_sdk() {
   # the SDK's ClientSession as a requestor: taskcheck's reference receiver is its server
   check python-mcp-1.30.0-requestor stdio requestor --command "$(python_bin) interop/python/requestor.py"
   check python-mcp-1.30.0-requestor http requestor --command "$(python_bin) interop/python/requestor.py" --http
+  # the SDK's client and server together, through taskcheck watch
+  pair python-mcp-1.30.0-pair "$(python_bin) interop/python/requestor.py" "$(python_server)" "$POLL_2025" "$CANCEL_2025" "$INPUT_2025" /
   python_init
 }
 
@@ -198,6 +271,8 @@ typescript_sdk() {
   # the SDK's Client as a requestor (callToolStream): taskcheck's reference receiver is its server
   check typescript-sdk-1.32.2-requestor stdio requestor --command "node interop/typescript/requestor.mjs"
   check typescript-sdk-1.32.2-requestor http requestor --command "node interop/typescript/requestor.mjs" --http
+  # the SDK's client and server together, through taskcheck watch
+  pair typescript-sdk-1.32.2-pair "node interop/typescript/requestor.mjs" "node interop/typescript/server.mjs" "$POLL_2025" "$CANCEL_2025" "$INPUT_2025"
 }
 
 typescript_http_sdk() {
@@ -274,6 +349,8 @@ rust_ext_sdk() {
   local requestor=$installs/rust-v3-target/release/requestor
   PROFILE=ext-tasks check rust-rmcp-3.11.0-requestor stdio requestor --command "$requestor"
   PROFILE=ext-tasks check rust-rmcp-3.11.0-requestor http requestor --command "$requestor" --http
+  # the SDK's client and server together, through taskcheck watch
+  PROFILE=ext-tasks pair rust-rmcp-3.11.0-pair "$requestor" "$server" "$POLL_EXT" "$CANCEL_EXT" "$INPUT_EXT"
 }
 
 # installs and builds first (they use the cores), then the runs, which mostly wait on the

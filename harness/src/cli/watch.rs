@@ -7,6 +7,7 @@ use super::{expected_failures, usage_error};
 use mcp_taskcheck::designs::Profile;
 use mcp_taskcheck::offline::{self, Sides};
 use mcp_taskcheck::report::RunReport;
+use mcp_taskcheck::trace::Entry;
 use mcp_taskcheck::watch::{http, stdio};
 use mcp_taskcheck::{exit, suite};
 use std::net::SocketAddr;
@@ -29,6 +30,10 @@ pub struct WatchArgs {
     /// for `taskcheck check` to judge again.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// The stdio conversation's name in the reports and the trace (default `trace`): give each
+    /// watch its own where their traces are judged together by `taskcheck check`.
+    #[arg(long, value_name = "NAME", conflicts_with = "listen")]
+    pub name: Option<String>,
     /// Serve as a Streamable HTTP reverse proxy on this address (`127.0.0.1:8080`; port 0
     /// picks one), its URL printed first on stdout, instead of wrapping a stdio server.
     #[arg(long, value_name = "ADDR:PORT", requires = "upstream")]
@@ -54,7 +59,7 @@ pub struct WatchArgs {
 }
 
 /// Relays the conversation, then judges the server in it and the client (a client only where
-/// it ended the conversation itself against a server that met every rule) and reports on
+/// it ended the conversation itself against a server that broke no MUST) and reports on
 /// stderr (stdout is the protocol, or the proxy's URL); the exit code is `run`'s.
 pub async fn run(args: WatchArgs) -> i32 {
     // a broken baseline is refused before any traffic; sessions are named as they come
@@ -117,8 +122,12 @@ async fn wrapped(args: &WatchArgs) -> Result<RunReport, String> {
         stdio::Ender::Signal => "taskcheck watch was stopped by a signal",
     };
     eprintln!("taskcheck watch: {who}; {}", watched.ended);
+    let named = |e: Entry| Entry {
+        scenario: args.name.clone(),
+        ..e
+    };
     Ok(offline::judge(
-        watched.entries,
+        watched.entries.into_iter().map(named).collect(),
         None,
         &[],
         &origin,

@@ -1,7 +1,7 @@
 //! A client judged as a requestor in traffic taskcheck did not ask for (`taskcheck watch`,
 //! `check --judge both`): only once it ended the conversation itself or went quiet, and only
-//! against a server that met every rule it was judged on (a client echoing the invalid task id
-//! it was given breaks a rule through no fault of its own).
+//! against a server that broke no MUST and did not break off (a client echoing the invalid task
+//! id it was given breaks a rule through no fault of its own).
 
 use crate::designs::Profile;
 use crate::reference::record::ENDED;
@@ -21,10 +21,12 @@ pub fn checks(profile: Profile, trace: &[Entry], monitored: &[Check]) -> Vec<Che
         .iter()
         .partition(|c| requestor.contains(&c.rule.as_str()));
     match judged(profile, trace, &server) {
-        // what the monitors judged already is not said twice
+        // what the monitors judged already is not said twice; what a requestor judge could
+        // not judge here (no elicitation came on the GET stream) this traffic did not exercise
         Ok(checks) => checks
             .into_iter()
             .filter(|c| !conduct.iter().any(|m| m.rule == c.rule))
+            .filter(|c| c.verdict != Verdict::Untestable)
             .collect(),
         Err(why) => {
             let why = format!("the client is not judged: {why}");
@@ -50,7 +52,9 @@ fn judged(profile: Profile, trace: &[Entry], server: &[&Check]) -> Result<Vec<Ch
                 .into(),
         );
     }
-    if let Some(c) = server.iter().find(|c| c.verdict.not_met()) {
+    // a SHOULD the server did not meet (an SSE answer to tasks/get) leads no client astray
+    let broken = |v: Verdict| matches!(v, Verdict::Fail | Verdict::Error);
+    if let Some(c) = server.iter().find(|c| broken(c.verdict)) {
         return Err(format!(
             "the server did not meet {} ({}), and what a client does after that is no evidence against it",
             c.rule,

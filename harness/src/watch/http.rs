@@ -16,7 +16,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -54,16 +54,22 @@ pub struct Stop {
 #[derive(Default)]
 struct Conversations {
     traces: Vec<(String, Trace)>,
+    /// Each conversation's place in `traces`, by key.
+    index: HashMap<String, usize>,
     ended: HashSet<String>,
 }
 
 impl Conversations {
     /// The trace of a session (`key`), begun if new.
     fn of(&mut self, key: &str) -> Trace {
-        if let Some((_, t)) = self.traces.iter().find(|(k, _)| k == key) {
-            return t.clone();
+        if let Some(&i) = self.index.get(key) {
+            return self.traces[i].1.clone();
         }
-        let trace = Trace::new("http");
+        self.begin(key, Trace::new("http"))
+    }
+
+    fn begin(&mut self, key: &str, trace: Trace) -> Trace {
+        self.index.insert(key.to_string(), self.traces.len());
         self.traces.push((key.to_string(), trace.clone()));
         trace
     }
@@ -82,17 +88,15 @@ impl Conversations {
     /// of the traffic without sessions; the trace to record the answer in.
     fn settle(&mut self, own: Trace, opened: Option<&str>) -> Trace {
         let key = opened.unwrap_or(STATELESS);
-        match self.traces.iter().find(|(k, _)| k == key) {
+        match self.index.get(key) {
             // a conversation under that name already (the stateless one): what was recorded
             // joins it, the request before its answer
-            Some((_, existing)) => {
+            Some(&i) => {
+                let existing = &self.traces[i].1;
                 existing.take_in(&own);
                 existing.clone()
             }
-            None => {
-                self.traces.push((key.to_string(), own.clone()));
-                own
-            }
+            None => self.begin(key, own),
         }
     }
 }
@@ -234,36 +238,29 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
     response
 }
 
-/// An SSE answer's bytes, passed on as they come; a copy goes to a recorder that reads its
-/// events and records each `data`, so recording never holds the stream back.
+/// An SSE answer's bytes, passed on as they come; the events each chunk completes are
+/// recorded before the chunk goes on, so an answer the client sends to one of them (an
+/// elicitation's result, POSTed at once) is never recorded first.
 fn teed(
     answer: reqwest::Response,
     trace: Trace,
     via: &'static str,
 ) -> impl futures::Stream<Item = Result<bytes::Bytes, std::io::Error>> {
-    let (copy, copies) = tokio::sync::mpsc::unbounded_channel::<Result<bytes::Bytes, String>>();
-    tokio::spawn(async move {
-        let chunks = tokio_stream_of(copies);
-        let mut events = crate::transport::sse::events(Box::pin(chunks), MAX_EVENT);
-        while let Some(Ok(event)) = events.next().await {
-            record(&trace, Direction::In, event.data.as_bytes(), Some(via));
-        }
-    });
+    use futures::FutureExt;
+    // the parser reads what the channel holds, and has read all of it once it waits
+    let (copy, copies) = futures::channel::mpsc::unbounded::<Result<bytes::Bytes, String>>();
+    let mut events = crate::transport::sse::events(copies, MAX_EVENT);
     answer.bytes_stream().map(move |chunk| {
         let copied = match &chunk {
             Ok(bytes) => Ok(bytes.clone()),
             Err(e) => Err(e.to_string()),
         };
-        let _ = copy.send(copied);
+        let _ = copy.unbounded_send(copied);
+        while let Some(Some(Ok(event))) = events.next().now_or_never() {
+            record(&trace, Direction::In, event.data.as_bytes(), Some(via));
+        }
         chunk.map_err(std::io::Error::other)
     })
-}
-
-/// The items of a channel, as a stream.
-fn tokio_stream_of<T: Send + 'static>(
-    rx: tokio::sync::mpsc::UnboundedReceiver<T>,
-) -> impl futures::Stream<Item = T> {
-    futures::stream::unfold(rx, |mut rx| async move { Some((rx.recv().await?, rx)) })
 }
 
 /// Why the proxy stopped.
@@ -344,12 +341,22 @@ pub async fn run(
         }
     }
     let count = conversations.traces.len();
+    // a session is named by its place (`session-1`, ...): its Mcp-Session-Id is the server's
+    // to choose, and differs from run to run
+    let mut sessions = 0;
     let entries = conversations
         .traces
         .into_iter()
         .flat_map(|(key, trace)| {
+            let name = match key.as_str() {
+                STATELESS => STATELESS.to_string(),
+                _ => {
+                    sessions += 1;
+                    format!("session-{sessions}")
+                }
+            };
             trace.entries().into_iter().map(move |e| Entry {
-                scenario: Some(key.clone()),
+                scenario: Some(name.clone()),
                 ..e
             })
         })

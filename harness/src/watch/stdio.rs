@@ -73,8 +73,10 @@ impl Lines {
     }
 }
 
-/// Copies `from` to `to` chunk by chunk, each written and flushed before its lines are
-/// recorded; ends when `from` ends (its last line recorded) or `to` is gone.
+/// Copies `from` to `to` chunk by chunk, the lines each completes recorded before it is
+/// written: a message is in the trace before its peer can answer it, so an answer never comes
+/// first (the peer may answer before this side's write returns). Ends when `from` ends (its
+/// last line recorded) or `to` is gone.
 async fn relay<R, W>(mut from: R, mut to: W, mut lines: Lines)
 where
     R: AsyncRead + Unpin,
@@ -86,11 +88,10 @@ where
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
+        lines.feed(&buf[..n]);
         if to.write_all(&buf[..n]).await.is_err() || to.flush().await.is_err() {
-            lines.feed(&buf[..n]);
             break;
         }
-        lines.feed(&buf[..n]);
     }
     lines.line_ended();
 }
@@ -188,6 +189,51 @@ pub async fn run(command: &[String]) -> Result<Watched, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writer that notes, at each write, how many entries the trace already held.
+    struct Noting {
+        trace: Trace,
+        seen: Vec<usize>,
+    }
+
+    impl AsyncWrite for Noting {
+        fn poll_write(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            let held = self.trace.entries().len();
+            self.seen.push(held);
+            std::task::Poll::Ready(Ok(buf.len()))
+        }
+
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_line_is_recorded_before_the_peer_can_read_it() {
+        let trace = Trace::new("stdio");
+        let mut to = Noting {
+            trace: trace.clone(),
+            seen: Vec::new(),
+        };
+        let from: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"elicitation/create\"}\n";
+        relay(from, &mut to, Lines::new(Direction::In, trace.clone())).await;
+        // an answer the peer wrote at once would come after it
+        assert_eq!(to.seen, [1]);
+    }
 
     #[test]
     fn lines_are_recorded_as_messages_or_text_however_the_bytes_are_cut() {
