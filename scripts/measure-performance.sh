@@ -2,7 +2,8 @@
 # Prints the numbers of docs/performance.md on this machine: the full suite over stdio (wall,
 # taskcheck's own CPU, peak RSS), offline checking of a 200,000-message trace beside a bare
 # parse of the same file (the ratio is the figure), a 10,000-task load, the offline bench, and
-# what `taskcheck watch` adds to a stdio conversation (latency, throughput, memory).
+# what `taskcheck watch` adds to a stdio conversation (latency, throughput, memory) and to HTTP
+# traffic through its proxy (latency, throughput, its CPU per message).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet --bin taskcheck --example bare_parse
@@ -68,6 +69,15 @@ for via in "" "$B watch -q --"; do
   # shellcheck disable=SC2086
   /usr/bin/time -f "peak RSS %M KiB (whole pipeline's largest process)" \
     python3 scripts/relay_bench.py throughput 1000000 $via cat 2>&1 | grep -v '^taskcheck\|^ *\(UNTESTABLE\|rules\|checks\|exit\|no tool\)' || true
+done
+
+echo "== watch as an HTTP proxy: an echo endpoint, directly and through watch --listen"
+for via in "" "$B"; do
+  echo "-- ${via:-direct}"
+  # shellcheck disable=SC2086
+  python3 scripts/proxy_bench.py latency 2000 $via
+  # shellcheck disable=SC2086
+  python3 scripts/proxy_bench.py throughput 20000 $via
 done
 
 echo "== load: 10,000 tasks at concurrency 64"

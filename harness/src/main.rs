@@ -109,7 +109,15 @@ fn main() {
         }
         std::process::exit(code);
     });
-    let runtime = tokio::runtime::Runtime::new().unwrap_or_else(|e| {
+    // a relay does little work per message, and hopping between worker threads costs it more
+    // than the work itself: watch runs on one thread
+    let runtime = match &cli.command {
+        Command::Watch(_) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        _ => tokio::runtime::Runtime::new(),
+    };
+    let runtime = runtime.unwrap_or_else(|e| {
         eprintln!("taskcheck: cannot start the async runtime: {e}");
         std::process::exit(exit::HARNESS);
     });
