@@ -153,6 +153,37 @@ impl Trace {
         }
     }
 
+    /// One trace of the entries of several, in the order they came (their own order where
+    /// two came in the same millisecond), timed from the earliest start.
+    pub fn merged(traces: &[Trace]) -> Trace {
+        let Some(first) = traces.iter().min_by_key(|t| t.start) else {
+            return Trace::new("http");
+        };
+        let whole = Trace {
+            inner: Arc::default(),
+            count: Arc::default(),
+            ..first.clone()
+        };
+        let mut all: Vec<(u64, usize, Entry)> = Vec::new();
+        for (i, t) in traces.iter().enumerate() {
+            let offset = t.start.duration_since(first.start).as_millis() as u64;
+            all.extend(t.entries().into_iter().map(|e| (offset + e.t_ms, i, e)));
+        }
+        // stable: a trace's own entries keep their order
+        all.sort_by_key(|(at, i, _)| (*at, *i));
+        for (at, _, e) in all {
+            whole.push(
+                e.dir,
+                e.message,
+                e.text.as_deref(),
+                e.via,
+                e.headers,
+                Some(at),
+            );
+        }
+        whole
+    }
+
     /// Appends a message sent over HTTP with the request metadata headers it carried.
     pub fn record_headed(&self, dir: Direction, message: Value, headers: BTreeMap<String, String>) {
         self.push(dir, Some(message), None, None, Some(headers), None);

@@ -294,3 +294,67 @@ fn a_recorded_conversation_is_judged_on_the_sides_asked_and_says_what_it_did_not
     assert_eq!(out.status.code(), Some(4), "{said}");
     assert!(said.contains("not exercised by this traffic"), "{said}");
 }
+
+/// Two clients of one stateless server through one proxy at once: each is a conversation of
+/// its own, and a fault of one is judged in its conversation alone.
+#[test]
+fn through_the_proxy_stateless_clients_are_told_apart() {
+    let upstream = HttpReference::start(&["--profile", "ext-tasks"]);
+    let report = temp_path("pair-http-two-clients.json");
+    let _ = std::fs::remove_file(&report);
+    let mut proxy = Command::new(BIN)
+        .args([
+            "watch",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            &upstream.url,
+        ])
+        .args([
+            "--idle-exit",
+            "1",
+            "--report-json",
+            report.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = {
+        use std::io::BufRead;
+        let mut line = String::new();
+        std::io::BufReader::new(proxy.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        line.trim().to_string()
+    };
+    let client = |fault: &[&str]| {
+        Command::new(BIN)
+            .args(["reference-requestor", "--profile", "ext-tasks"])
+            .args(faults(fault))
+            .arg(&url)
+            .env("TASKCHECK_REQUEST", ask("ext-tasks"))
+            .spawn()
+            .unwrap()
+    };
+    let (mut clean, mut fast) = (client(&[]), client(&["polls-fast"]));
+    clean.wait().unwrap();
+    fast.wait().unwrap();
+    proxy.wait().unwrap();
+    let doc = read_report(&report);
+    let sessions = doc["scenarios"].as_array().cloned().unwrap_or_default();
+    let names: Vec<&str> = sessions.iter().filter_map(|s| s["id"].as_str()).collect();
+    assert_eq!(names, ["client-1", "client-2"], "{doc}");
+    let poll = "ext-tasks.requestor.respects-poll-interval";
+    let verdicts: Vec<String> = sessions
+        .iter()
+        .map(|s| {
+            let checks = s["checks"].as_array().unwrap();
+            let c = checks.iter().find(|c| c["rule"] == poll).unwrap();
+            c["verdict"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let mut sorted = verdicts.clone();
+    sorted.sort();
+    assert_eq!(sorted, ["pass", "warn"], "{doc}");
+}

@@ -100,7 +100,7 @@ async fn proxy(listen: SocketAddr, upstream: &str, args: &WatchArgs) -> Result<R
         "taskcheck watch: the proxy stopped ({}); {} conversation(s) relayed, {} ended by their client",
         relayed.stopped.said(),
         relayed.conversations,
-        relayed.ended.len()
+        relayed.ended
     );
     Ok(offline::judge(
         relayed.entries,

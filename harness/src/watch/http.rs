@@ -1,9 +1,9 @@
 //! `taskcheck watch --listen ADDR --upstream URL`: a Streamable HTTP reverse proxy. Every
 //! request to any path of ADDR goes to URL with its method, headers and body, and every answer
 //! comes back with its status, headers and body, an SSE stream passed on event by event as it
-//! comes. Each message body is also recorded (headers never are: credentials stay out of the
-//! trace), by session (`Mcp-Session-Id`; traffic without one is one conversation), off the
-//! relay's path, for judging once the proxy stops.
+//! comes. Each message body is also recorded, before it goes on, with the version and routing
+//! headers of a request (no other header is: credentials stay out of the trace), by session
+//! (`Mcp-Session-Id`) or, for traffic without one, by client, for judging once the proxy stops.
 
 use crate::reference::record::ENDED;
 use crate::requestor::watched::QUIET;
@@ -11,12 +11,12 @@ use crate::trace::{Direction, Entry, Trace};
 use crate::transport::http::{VIA_GET, VIA_POST_JSON, VIA_POST_SSE};
 use crate::transport::routing::{METHOD_HEADER, NAME_HEADER, VERSION_HEADER};
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -28,8 +28,6 @@ const MAX_REQUEST: usize = 8 << 20;
 const MAX_EVENT: usize = 8 << 20;
 /// The session header of Streamable HTTP.
 const SESSION: &str = "mcp-session-id";
-/// The conversation of the traffic that names no session (stateless servers).
-const STATELESS: &str = "stateless";
 /// The request headers recorded with a message (what the requestor rules read); no other
 /// header is, so credentials never reach a trace.
 const RECORDED: [&str; 3] = [VERSION_HEADER, METHOD_HEADER, NAME_HEADER];
@@ -50,62 +48,11 @@ pub struct Stop {
     pub idle: Option<Duration>,
 }
 
-/// The conversations recorded, by key, in the order they began, and those a client ended.
-#[derive(Default)]
-struct Conversations {
-    traces: Vec<(String, Trace)>,
-    /// Each conversation's place in `traces`, by key.
-    index: HashMap<String, usize>,
-    ended: HashSet<String>,
-}
-
-impl Conversations {
-    /// The trace of a session (`key`), begun if new.
-    fn of(&mut self, key: &str) -> Trace {
-        if let Some(&i) = self.index.get(key) {
-            return self.traces[i].1.clone();
-        }
-        self.begin(key, Trace::new("http"))
-    }
-
-    fn begin(&mut self, key: &str, trace: Trace) -> Trace {
-        self.index.insert(key.to_string(), self.traces.len());
-        self.traces.push((key.to_string(), trace.clone()));
-        trace
-    }
-
-    /// Where a request is recorded as it is sent, before its answer: its session's trace, or
-    /// (a request without a session, which may open one) a trace of its own that
-    /// [`Conversations::settle`] files once the answer says which it was.
-    fn for_request(&mut self, session: Option<&str>) -> (Trace, bool) {
-        match session {
-            Some(id) => (self.of(id), false),
-            None => (Trace::new("http"), true),
-        }
-    }
-
-    /// Files a trace of its own under the session its answer opened, or in the conversation
-    /// of the traffic without sessions; the trace to record the answer in.
-    fn settle(&mut self, own: Trace, opened: Option<&str>) -> Trace {
-        let key = opened.unwrap_or(STATELESS);
-        match self.index.get(key) {
-            // a conversation under that name already (the stateless one): what was recorded
-            // joins it, the request before its answer
-            Some(&i) => {
-                let existing = &self.traces[i].1;
-                existing.take_in(&own);
-                existing.clone()
-            }
-            None => self.begin(key, own),
-        }
-    }
-}
-
 /// The proxy's state: where requests go, what it recorded, and what decides when it stops.
 struct Proxy {
     upstream: reqwest::Url,
     client: reqwest::Client,
-    conversations: Mutex<Conversations>,
+    conversations: Mutex<super::conversations::Conversations>,
     /// When the last request came (`--idle-exit`).
     last_request: Mutex<Instant>,
     /// Sessions ended by a DELETE (`--sessions`), and a wake-up when one more did.
@@ -154,7 +101,11 @@ fn forwarded(headers: &HeaderMap) -> HeaderMap {
 }
 
 /// Forwards one request and relays its answer.
-async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response {
+async fn forward(
+    State(proxy): State<Arc<Proxy>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+) -> Response {
     *lock(&proxy.last_request) = Instant::now();
     let (parts, body) = request.into_parts();
     let Ok(body) = axum::body::to_bytes(body, MAX_REQUEST).await else {
@@ -196,7 +147,7 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
         // the client ended its session: the trace says so, as a requestor's recording does
         if let Some(id) = &session {
             trace.record(Direction::Out, None, Some(ENDED));
-            lock(&proxy.conversations).ended.insert(id.clone());
+            lock(&proxy.conversations).end(id);
         }
         proxy.ended.fetch_add(1, Ordering::Relaxed);
         proxy.changed.notify_one();
@@ -206,7 +157,7 @@ async fn forward(State(proxy): State<Arc<Proxy>>, request: Request) -> Response 
     // else as the conversation of the traffic without sessions
     let opened = answer.headers().get(SESSION).and_then(|v| v.to_str().ok());
     let trace = match own {
-        true => lock(&proxy.conversations).settle(trace, opened),
+        true => lock(&proxy.conversations).settle(trace, opened, peer),
         false => trace,
     };
     let status = answer.status();
@@ -286,11 +237,11 @@ impl Stopped {
 }
 
 /// What the proxy relayed: every message, each tagged with its conversation; how many
-/// conversations, and the sessions their client ended (a DELETE); and why it stopped.
+/// conversations, and how many sessions their client ended (a DELETE); and why it stopped.
 pub struct Relayed {
     pub entries: Vec<Entry>,
     pub conversations: usize,
-    pub ended: HashSet<String>,
+    pub ended: usize,
     pub stopped: Stopped,
 }
 
@@ -326,45 +277,24 @@ pub async fn run(
     let app = axum::Router::new()
         .fallback(forward)
         .with_state(proxy.clone());
+    let app = app.into_make_service_with_connect_info::<SocketAddr>();
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
     let stopped = stopped(&proxy, &stop).await;
     // open streams (a GET stream a client holds) end with the proxy
     server.abort();
     let conversations = std::mem::take(&mut *lock(&proxy.conversations));
-    if let (Stopped::Idle, Some(idle)) = (stopped, stop.idle) {
-        // a client still in a conversation was quiet that long: it is judged as having left
-        let quiet = format!("{QUIET}{} s", idle.as_secs());
-        for (key, trace) in &conversations.traces {
-            if !conversations.ended.contains(key) {
-                trace.record(Direction::Out, None, Some(&quiet));
-            }
-        }
-    }
-    let count = conversations.traces.len();
-    // a session is named by its place (`session-1`, ...): its Mcp-Session-Id is the server's
-    // to choose, and differs from run to run
-    let mut sessions = 0;
-    let entries = conversations
-        .traces
-        .into_iter()
-        .flat_map(|(key, trace)| {
-            let name = match key.as_str() {
-                STATELESS => STATELESS.to_string(),
-                _ => {
-                    sessions += 1;
-                    format!("session-{sessions}")
-                }
-            };
-            trace.entries().into_iter().map(move |e| Entry {
-                scenario: Some(name.clone()),
-                ..e
-            })
-        })
-        .collect();
+    let ended = conversations.ended();
+    // a client still in a conversation when the proxy stopped idle was quiet that long: it is
+    // judged as having left
+    let quiet = match (stopped, stop.idle) {
+        (Stopped::Idle, Some(idle)) => Some(format!("{QUIET}{} s", idle.as_secs())),
+        _ => None,
+    };
+    let (entries, count) = conversations.finish(quiet.as_deref());
     Ok(Relayed {
         entries,
         conversations: count,
-        ended: conversations.ended,
+        ended,
         stopped,
     })
 }

@@ -2,6 +2,7 @@
 //! unchanged and every message recorded, then judged: over stdio (a client's server command)
 //! and over Streamable HTTP (a reverse proxy).
 
+mod conversations;
 pub mod http;
 pub mod stdio;
 
