@@ -322,3 +322,74 @@ fn a_sigterm_ends_the_relay_and_the_reports_are_still_written() {
     assert!(messages.contains("the client is not judged"), "{messages}");
     drop(stdin);
 }
+
+/// A hostile server behind watch: the client gets what the server sent (a 64 MiB line, a flood,
+/// garbage, an early end) as it would without watch, and watch ends with its reports.
+#[test]
+fn a_hostile_server_is_relayed_and_watch_still_ends_with_its_reports() {
+    use std::io::Read;
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    for (mode, at_least) in [
+        ("huge-line", 64 << 20),
+        ("request-flood", 1 << 20),
+        ("garbage", 1),
+        ("exit-mid-run", 1),
+        ("close-stdout", 1),
+    ] {
+        let report = temp_path(&format!("watch-hostile-{mode}.json"));
+        let _ = std::fs::remove_file(&report);
+        let mut child = Command::new(BIN)
+            .args(["watch", "-q", "--report-json", report.to_str().unwrap()])
+            .args(["--", BIN, "reference", "--hostile", mode])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = count.clone();
+        let drained = std::thread::spawn(move || {
+            let mut buf = vec![0u8; 1 << 20];
+            while let Ok(k) = out.read(&mut buf) {
+                if k == 0 {
+                    break;
+                }
+                counted.fetch_add(k, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = writeln!(stdin, "{init}");
+        let _ = writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+        );
+        let _ = writeln!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list"}}"#);
+        // the client reads what it was sent, then leaves
+        let reading = std::time::Instant::now();
+        while count.load(std::sync::atomic::Ordering::Relaxed) < at_least
+            && reading.elapsed() < std::time::Duration::from_secs(60)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        drop(stdin);
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > std::time::Duration::from_secs(30) {
+                let _ = child.kill();
+                panic!("watch did not end 30 s after its client closed, with {mode}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        drained.join().unwrap();
+        let relayed = count.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(relayed >= at_least, "{mode}: {relayed} bytes relayed");
+        assert!(matches!(status.code(), Some(0 | 1 | 3)), "{mode}: {status}");
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        assert!(doc["exitCode"].is_number(), "{mode}: {doc}");
+    }
+}
