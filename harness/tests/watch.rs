@@ -156,25 +156,7 @@ fn proxied(reference_flags: &[&str], tag: &str) -> (i32, i32, Value) {
     let upstream = HttpReference::start(reference_flags);
     let report = temp_path(&format!("watch-proxy-{tag}.json"));
     let _ = std::fs::remove_file(&report);
-    let mut proxy = Command::new(BIN)
-        .args([
-            "watch",
-            "--listen",
-            "127.0.0.1:0",
-            "--upstream",
-            &upstream.url,
-        ])
-        .args([
-            "--idle-exit",
-            "2",
-            "--report-json",
-            report.to_str().unwrap(),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = first_line(&mut proxy);
+    let (proxy, url) = watch_proxy(&upstream.url, &["--idle-exit", "2"], &report);
     let scenarios = ["create-poll-result", "cancel-terminal", "progress-token"];
     let mut args = vec!["run", "-q", "--url", &url];
     for s in &scenarios {

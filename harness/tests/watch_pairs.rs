@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// What the reference requestor is asked to do under each design: a task that works a while,
 /// cancelled under the extension (so its cancel faults show).
@@ -85,28 +85,7 @@ fn over_http(profile: &str, requestor: &[&str], receiver: &[&str], tag: &str) ->
         "ext-tasks" => ["--idle-exit", "1"],
         _ => ["--sessions", "1"],
     };
-    let mut proxy = Command::new(BIN)
-        .args([
-            "watch",
-            "--listen",
-            "127.0.0.1:0",
-            "--upstream",
-            &upstream.url,
-        ])
-        .args(stop)
-        .args(["--report-json", report.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = {
-        use std::io::BufRead;
-        let mut line = String::new();
-        std::io::BufReader::new(proxy.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        line.trim().to_string()
-    };
+    let (proxy, url) = watch_proxy(&upstream.url, &stop, &report);
     let _ = Command::new(BIN)
         .args(["reference-requestor", "--profile", profile])
         .args(faults(requestor))
@@ -302,32 +281,7 @@ fn through_the_proxy_stateless_clients_are_told_apart() {
     let upstream = HttpReference::start(&["--profile", "ext-tasks"]);
     let report = temp_path("pair-http-two-clients.json");
     let _ = std::fs::remove_file(&report);
-    let mut proxy = Command::new(BIN)
-        .args([
-            "watch",
-            "--listen",
-            "127.0.0.1:0",
-            "--upstream",
-            &upstream.url,
-        ])
-        .args([
-            "--idle-exit",
-            "1",
-            "--report-json",
-            report.to_str().unwrap(),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let url = {
-        use std::io::BufRead;
-        let mut line = String::new();
-        std::io::BufReader::new(proxy.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        line.trim().to_string()
-    };
+    let (mut proxy, url) = watch_proxy(&upstream.url, &["--idle-exit", "1"], &report);
     let client = |fault: &[&str]| {
         Command::new(BIN)
             .args(["reference-requestor", "--profile", "ext-tasks"])

@@ -407,3 +407,27 @@ pub fn ext_faults_over_http(knobs: &[&str], workers: usize) -> Vec<String> {
         fault_problems(fault, code, &out, &doc)
     })
 }
+
+/// `taskcheck watch --listen 127.0.0.1:0 --upstream UPSTREAM` with more options, its JSON
+/// report to `report`: the running proxy and its URL (the first line it prints).
+pub fn watch_proxy(
+    upstream: &str,
+    options: &[&str],
+    report: &std::path::Path,
+) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut proxy = Command::new(BIN)
+        .args(["watch", "--listen", "127.0.0.1:0", "--upstream", upstream])
+        .args(options)
+        .arg("--report-json")
+        .arg(report)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("watch starts");
+    let mut line = String::new();
+    std::io::BufReader::new(proxy.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (proxy, line.trim().to_string())
+}
