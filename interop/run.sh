@@ -114,9 +114,10 @@ pair() {
   $server --http >"$now/server-url.txt" 2>"$now/server.txt" &
   local upstream=$! url proxy proxied
   url=$(first_line "$now/server-url.txt")${7:-} || url=http://127.0.0.1:9/unstarted
-  # it stops once the three sessions ended (their DELETE), or 5 s after the last request (a
-  # client that leaves without a DELETE, stateless traffic)
-  "$taskcheck" watch --listen 127.0.0.1:0 --upstream "$url" --profile "$profile" --sessions 3 --idle-exit 5 \
+  # it stops once the three sessions ended (their DELETE), or 15 s after the last request (a
+  # client that leaves without a DELETE, stateless traffic): longer than a client takes to
+  # start on a busy machine, so the next one finds it still there
+  "$taskcheck" watch --listen 127.0.0.1:0 --upstream "$url" --profile "$profile" --sessions 3 --idle-exit 15 \
     --report-json "$now/report.json" --report-md "$now/report.md" --report-html "$now/report.html" \
     >"$now/proxy-url.txt" 2>"$now/terminal.txt" &
   proxy=$!
