@@ -6,8 +6,9 @@
 
 use crate::timestamp::{self, Notation, Stamp};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Task status of the 2025-11-25 Tasks utility.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -138,6 +139,8 @@ struct History {
 pub struct Model {
     tasks: HashMap<String, History>,
     created: HashMap<String, u64>,
+    /// The rules that held and were described once.
+    described: HashSet<&'static str>,
 }
 
 /// A timestamp field: parsed, or why it is not an ISO 8601 timestamp.
@@ -152,34 +155,57 @@ fn timestamp(task: &Value, key: &str) -> Result<Stamp, String> {
 /// The ttl a tasks/get reports is the one its task was granted.
 const GET_REPORTS_GRANTED: &str = "tasks.ttl.get-reports-granted";
 
+/// The findings of one observation. A rule that held is described the first time only: later
+/// passes of it are counted, and a tally keeps only a rule's first description, so theirs would
+/// be formatted to go unread (it was a tenth of offline checking's time).
+struct Judgements<'m> {
+    out: Vec<Finding>,
+    described: &'m mut HashSet<&'static str>,
+}
+
+impl Judgements<'_> {
+    /// Judges `rule` on `evidence`; `message` is formatted only when it can be read.
+    fn judge(
+        &mut self,
+        rule: &'static str,
+        held: bool,
+        message: impl FnOnce() -> String,
+        evidence: impl FnOnce() -> Vec<u64>,
+    ) -> &mut Finding {
+        let read = !held || self.described.insert(rule);
+        let (message, evidence) = match read {
+            true => (message(), evidence()),
+            false => (String::new(), Vec::new()),
+        };
+        self.out.push(Finding::new(rule, held, message, evidence));
+        self.out.last_mut().expect("just pushed")
+    }
+}
+
 impl Model {
     /// Feeds one observation and returns every judgement it allowed.
     pub fn observe(&mut self, obs: &Observation<'_>) -> Vec<Finding> {
-        let mut out = Vec::new();
-        let ev = vec![obs.received];
-        let mut judge = |rule: &'static str, held: bool, message: String, evidence: Vec<u64>| {
-            out.push(Finding::new(rule, held, message, evidence))
+        let mut out = Judgements {
+            out: Vec::with_capacity(8),
+            described: &mut self.described,
         };
-        let id = match obs.task.get("taskId") {
+        let ev = || vec![obs.received];
+        let id: Cow<'_, str> = match obs.task.get("taskId") {
             Some(Value::String(s)) => {
-                judge(
-                    "tasks.id.string",
-                    true,
-                    "taskId is a string".into(),
-                    ev.clone(),
-                );
-                s.clone()
+                out.judge("tasks.id.string", true, || "taskId is a string".into(), ev);
+                Cow::Borrowed(s.as_str())
             }
             Some(other) => {
-                judge(
+                out.judge(
                     "tasks.id.string",
                     false,
-                    format!("taskId is {other}, not a string"),
-                    ev.clone(),
+                    || format!("taskId is {other}, not a string"),
+                    ev,
                 );
-                other.to_string()
+                // a non-string id is known by its JSON text
+                Cow::Owned(other.to_string())
             }
-            None => return out,
+            None => return out.out,
         };
         let status = obs
             .task
@@ -188,49 +214,55 @@ impl Model {
             .and_then(TaskStatus::parse);
 
         if obs.source == Source::Create {
-            match self.created.get(&id) {
-                Some(first) => judge(
-                    "tasks.id.unique",
-                    false,
-                    format!("task id {id:?} was already returned for an earlier task"),
-                    vec![*first, obs.received],
-                ),
+            match self.created.get(&*id) {
+                Some(first) => {
+                    out.judge(
+                        "tasks.id.unique",
+                        false,
+                        || format!("task id {id:?} was already returned for an earlier task"),
+                        || vec![*first, obs.received],
+                    );
+                }
                 None => {
-                    self.created.insert(id.clone(), obs.received);
-                    judge("tasks.id.unique", true, "new task id".into(), ev.clone());
+                    self.created.insert(id.to_string(), obs.received);
+                    out.judge("tasks.id.unique", true, || "new task id".into(), ev);
                 }
             }
         }
         let ttl = obs.task.get("ttl");
         let ttl_number = matches!(ttl, Some(v) if v.is_null() || v.is_u64() || v.is_i64());
         if obs.source == Source::Get {
-            judge(
+            out.judge(
                 "tasks.ttl.get-includes-ttl",
                 ttl_number,
-                match ttl {
+                || match ttl {
                     None => "tasks/get result has no `ttl`".into(),
                     Some(v) => format!("tasks/get `ttl` is {v}"),
                 },
-                ev.clone(),
+                ev,
             );
         }
-        let granted = &mut self.tasks.entry(id.clone()).or_default().granted_ttl;
+        if !self.tasks.contains_key(&*id) {
+            self.tasks.insert(id.to_string(), History::default());
+        }
+        let history = self.tasks.get_mut(&*id).expect("inserted above");
+        let granted = &mut history.granted_ttl;
         match (obs.source, ttl.filter(|_| ttl_number)) {
             (Source::Create, Some(v)) if granted.is_none() => {
                 *granted = Some((v.clone(), obs.received))
             }
             (Source::Get, Some(v)) => {
                 if let Some((given, seen)) = granted.as_ref() {
-                    judge(
+                    out.judge(
                         GET_REPORTS_GRANTED,
                         v == given,
-                        match v == given {
+                        || match v == given {
                             true => format!("tasks/get reports the ttl {v} granted at creation"),
                             false => format!(
                                 "tasks/get reports ttl {v}, where the CreateTaskResult granted {given}"
                             ),
                         },
-                        vec![*seen, obs.received],
+                        || vec![*seen, obs.received],
                     );
                 }
             }
@@ -243,74 +275,74 @@ impl Model {
             ("tasks.ttl.created-at", "createdAt", &created),
             ("tasks.ttl.last-updated-at", "lastUpdatedAt", &updated),
         ] {
-            judge(
+            out.judge(
                 rule,
                 stamp.is_ok(),
-                match stamp {
+                || match stamp {
                     Ok(_) => format!("{field} is ISO 8601"),
                     Err(why) => why.clone(),
                 },
-                ev.clone(),
+                ev,
             );
             if let Ok(s) = stamp {
-                judge(
+                out.judge(
                     RFC3339_RULE,
                     s.notation == Notation::Rfc3339,
-                    match s.notation {
+                    || match s.notation {
                         Notation::Rfc3339 => format!("{field} is RFC 3339"),
                         Notation::Iso8601 => format!(
                             "{field} {} is ISO 8601 but not the RFC 3339 profile the spec links: requestors parsing RFC 3339 cannot read it",
                             obs.task[field]
                         ),
                     },
-                    ev.clone(),
+                    ev,
                 );
             }
         }
 
-        let history = self.tasks.entry(id.clone()).or_default();
         let was_cancelled = matches!(history.terminal, Some((TaskStatus::Cancelled, _)));
         if obs.source == Source::Get && status == Some(TaskStatus::Failed) {
             let message = obs.task.get("statusMessage").and_then(Value::as_str);
-            out.push(Finding {
-                // a cancelled task reported failed should not be failed at all
-                follows: was_cancelled.then_some(STAYS_CANCELLED),
-                ..Finding::new(
-                    "tasks.failed.status-message",
-                    message.is_some_and(|m| !m.trim().is_empty()),
-                    match message {
-                        Some(m) if !m.trim().is_empty() => {
-                            format!("failed task's statusMessage {m:?}")
-                        }
-                        _ => "a failed task's tasks/get result has no diagnostic statusMessage"
-                            .into(),
-                    },
-                    ev.clone(),
-                )
-            });
+            out.judge(
+                "tasks.failed.status-message",
+                message.is_some_and(|m| !m.trim().is_empty()),
+                || match message {
+                    Some(m) if !m.trim().is_empty() => {
+                        format!("failed task's statusMessage {m:?}")
+                    }
+                    _ => "a failed task's tasks/get result has no diagnostic statusMessage".into(),
+                },
+                ev,
+            )
+            // a cancelled task reported failed should not be failed at all
+            .follows = was_cancelled.then_some(STAYS_CANCELLED);
         }
         if let Ok(c) = &created {
             let text = obs.task["createdAt"].as_str().unwrap_or_default();
             match &history.created_at {
-                Some((first, first_text, seq)) => out.push(Finding::new(
-                    "tasks.ttl.created-at-constant",
-                    first.compare(c) == Ordering::Equal,
-                    format!("createdAt {text:?}, first seen as {first_text:?}"),
-                    vec![*seq, obs.received],
-                )),
+                Some((first, first_text, seq)) => {
+                    out.judge(
+                        "tasks.ttl.created-at-constant",
+                        first.compare(c) == Ordering::Equal,
+                        || format!("createdAt {text:?}, first seen as {first_text:?}"),
+                        || vec![*seq, obs.received],
+                    );
+                }
                 None => history.created_at = Some((*c, text.to_string(), obs.received)),
             }
         }
         if let (Ok(c), Ok(u)) = (&created, &updated) {
-            out.push(Finding::new(
+            out.judge(
                 "tasks.ttl.last-updated-monotonic",
                 u.compare(c) != Ordering::Less,
-                format!(
-                    "lastUpdatedAt {} vs createdAt {}",
-                    obs.task["lastUpdatedAt"], obs.task["createdAt"]
-                ),
-                ev.clone(),
-            ));
+                || {
+                    format!(
+                        "lastUpdatedAt {} vs createdAt {}",
+                        obs.task["lastUpdatedAt"], obs.task["createdAt"]
+                    )
+                },
+                ev,
+            );
         }
         if let (Ok(u), Some(asked)) = (&updated, obs.asked) {
             if let Some((latest, seq)) = history
@@ -319,15 +351,17 @@ impl Model {
                 .filter(|(_, r)| *r < asked)
                 .max_by(|(a, _), (b, _)| a.compare(b))
             {
-                out.push(Finding::new(
+                out.judge(
                     "tasks.ttl.last-updated-monotonic",
                     u.compare(latest) != Ordering::Less,
-                    format!(
-                        "lastUpdatedAt {}, an earlier observation had {}",
-                        obs.task["lastUpdatedAt"], latest.at
-                    ),
-                    vec![*seq, obs.received],
-                ));
+                    || {
+                        format!(
+                            "lastUpdatedAt {}, an earlier observation had {}",
+                            obs.task["lastUpdatedAt"], latest.at
+                        )
+                    },
+                    || vec![*seq, obs.received],
+                );
             }
         }
         if let Ok(u) = updated {
@@ -342,24 +376,23 @@ impl Model {
                 // in any scenario, it is that one defect (a step judging the same rule in its
                 // scenario holds the root, and this sighting follows it)
                 if terminal == TaskStatus::Cancelled && now != terminal {
-                    out.push(Finding {
-                        follows: Some(STAYS_CANCELLED),
-                        ..Finding::new(
-                            STAYS_CANCELLED,
-                            false,
+                    out.judge(
+                        STAYS_CANCELLED,
+                        false,
+                        || {
                             format!(
                                 "task {id:?} was cancelled and is now reported {}",
                                 now.as_str()
-                            ),
-                            vec![seq, obs.received],
-                        )
-                    });
+                            )
+                        },
+                        || vec![seq, obs.received],
+                    )
+                    .follows = Some(STAYS_CANCELLED);
                 }
-                out.push(Finding {
-                    follows: (terminal == TaskStatus::Cancelled).then_some(STAYS_CANCELLED),
-                    ..Finding::new(
-                        "tasks.lifecycle.terminal-final",
-                        now == terminal,
+                out.judge(
+                    "tasks.lifecycle.terminal-final",
+                    now == terminal,
+                    || {
                         if now == terminal {
                             format!("task {id:?} stayed {}", terminal.as_str())
                         } else {
@@ -368,10 +401,11 @@ impl Model {
                                 terminal.as_str(),
                                 now.as_str()
                             )
-                        },
-                        vec![seq, obs.received],
-                    )
-                });
+                        }
+                    },
+                    || vec![seq, obs.received],
+                )
+                .follows = (terminal == TaskStatus::Cancelled).then_some(STAYS_CANCELLED);
             }
         }
         if let Some(s) = status.filter(|s| s.is_terminal()) {
@@ -379,7 +413,7 @@ impl Model {
                 history.terminal = Some((s, obs.received));
             }
         }
-        out
+        out.out
     }
 }
 
