@@ -111,6 +111,30 @@ impl Tally {
         }
     }
 
+    /// Counts a judgement of `rule`, which may follow from `follows` when it fails. A pass
+    /// after the rule's first is only counted, so its message and evidence are built only
+    /// when they will be read (most passes are repeats: formatting them cost a tenth of
+    /// offline checking).
+    pub fn judge(
+        &mut self,
+        rule: &'static str,
+        held: bool,
+        follows: Option<&'static str>,
+        message: impl FnOnce() -> String,
+        evidence: impl FnOnce() -> Vec<u64>,
+    ) {
+        if held {
+            if let Some(t) = self.0.get_mut(&(rule, None)) {
+                t.seen += 1;
+                return;
+            }
+        }
+        self.push(Finding {
+            follows,
+            ..Finding::new(rule, held, message(), evidence())
+        });
+    }
+
     /// Counts many findings.
     pub fn extend(&mut self, findings: impl IntoIterator<Item = Finding>) {
         for f in findings {

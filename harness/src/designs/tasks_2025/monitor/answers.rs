@@ -9,7 +9,7 @@ impl Monitor<'_> {
         if let Some(task) = result.get("task").filter(|t| augmented && t.is_object()) {
             return self.created(asked, task, result, e);
         }
-        let method = asked.method.as_str();
+        let method = asked.method;
         if augmented && method == "tools/call" {
             self.not_created(asked, result, e);
         }
@@ -43,18 +43,19 @@ impl Monitor<'_> {
             "tasks/result" => {
                 let want = asked.params.get("taskId").map(wire::id_text);
                 let got = wire::related_task_value(result).map(wire::id_text);
-                self.findings.push(find(
+                self.findings.judge(
                     "tasks.meta.result-related-task",
                     want.is_some() && got == want,
-                    match got {
+                    None,
+                    || match got {
                         Some(g) => format!(
                             "tasks/result _meta related-task taskId {g:?}, requested {:?}",
                             want.as_deref().unwrap_or_default()
                         ),
                         None => "tasks/result result has no related-task _meta".into(),
                     },
-                    vec![e.seq],
-                ));
+                    || vec![e.seq],
+                );
             }
             _ => {}
         }
@@ -81,16 +82,17 @@ impl Monitor<'_> {
                     .is_none_or(|ttl| ttl.is_number() || ttl.is_null())
         });
         if declared && well_formed && matches!(support, Some("optional" | "required")) {
-            self.findings.push(find(
+            self.findings.judge(
                 CREATE_TASK_RESULT,
                 false,
-                format!(
+                None,
+                || format!(
                     "a task-augmented call of {name:?} (taskSupport {}) was answered with a result that is no CreateTaskResult: {}",
                     support.unwrap_or_default(),
                     crate::matcher::short(result)
                 ),
-                vec![asked.seq, e.seq],
-            ));
+                || vec![asked.seq, e.seq],
+            );
         }
     }
 
@@ -99,18 +101,26 @@ impl Monitor<'_> {
         let id = task.get("taskId").map(wire::id_text).unwrap_or_default();
         self.expiry.created(&id, peer_of(e), asked.t_ms);
         self.created.insert(id.clone());
-        self.task_methods.insert(id.clone(), asked.method.clone());
+        self.task_methods
+            .insert(id.clone(), asked.method.to_string());
         if id == asked.id {
-            self.findings.push(find(
+            self.findings.judge(
                 SECURE_IDS,
                 false,
-                format!(
+                None,
+                || {
+                    format!(
                     "task id {id:?} is the id of the request that created it: anyone can guess it"
-                ),
-                vec![asked.seq, e.seq],
-            ));
+                )
+                },
+                || vec![asked.seq, e.seq],
+            );
         }
-        if let Some(token) = asked.params.pointer("/_meta/progressToken") {
+        if let Some(token) = asked
+            .params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+        {
             self.progress.insert(token.to_string(), (id.clone(), e.seq));
             self.progressing.insert(id.clone(), Progressing::default());
         }
@@ -120,69 +130,75 @@ impl Monitor<'_> {
         // scenarios judge it), the MUST that says what such a receiver does
         let method = &asked.method;
         let declared = self.ctx.capabilities.get("tasks").is_some();
-        self.findings.push(find(
+        self.findings.judge(
             "tasks.capability.declare",
             declared,
-            if declared {
+            None,
+            || if declared {
                 format!("task created for {method} by a receiver that declares a `tasks` capability")
             } else {
                 format!("a CreateTaskResult answered {method}, but the receiver declares no `tasks` capability")
             },
-            vec![asked.seq, e.seq],
-        ));
+            || vec![asked.seq, e.seq],
+        );
         let immediate = result
             .get("_meta")
             .and_then(|m| m.get(wire::MODEL_IMMEDIATE_RESPONSE));
-        self.findings.push(find(
+        self.findings.judge(
             "tasks.create.model-immediate-response",
             true,
-            match immediate {
+            None,
+            || match immediate {
                 Some(v) => format!(
                     "CreateTaskResult carries model-immediate-response {}",
                     crate::matcher::short(v)
                 ),
                 None => "CreateTaskResult without model-immediate-response".into(),
             },
-            vec![e.seq],
-        ));
-        let requested = asked.params.pointer("/task/ttl");
-        self.findings.push(find(
+            || vec![e.seq],
+        );
+        let requested = asked.params.get("task").and_then(|t| t.get("ttl"));
+        self.findings.judge(
             "tasks.ttl.override",
             true,
-            format!(
-                "requested ttl {}, granted {}",
-                requested
-                    .map(Value::to_string)
-                    .unwrap_or_else(|| "(none)".into()),
-                task.get("ttl")
-                    .map(Value::to_string)
-                    .unwrap_or_else(|| "(none)".into())
-            ),
-            vec![asked.seq, e.seq],
-        ));
+            None,
+            || {
+                format!(
+                    "requested ttl {}, granted {}",
+                    requested
+                        .map(Value::to_string)
+                        .unwrap_or_else(|| "(none)".into()),
+                    task.get("ttl")
+                        .map(Value::to_string)
+                        .unwrap_or_else(|| "(none)".into())
+                )
+            },
+            || vec![asked.seq, e.seq],
+        );
     }
 
     pub(super) fn error(&mut self, error: &Value, e: &Entry) {
         let message = error.get("message").and_then(Value::as_str);
-        self.findings.push(find(
+        self.findings.judge(
             "tasks.errors.informative-message",
             message.is_some_and(|m| !m.trim().is_empty()),
-            match message {
+            None,
+            || match message {
                 Some(m) if !m.trim().is_empty() => format!("error message {m:?}"),
                 _ => format!(
                     "error {} has no informative message",
                     crate::matcher::short(error)
                 ),
             },
-            vec![e.seq],
-        ));
+            || vec![e.seq],
+        );
     }
 
     /// A tasks/get, tasks/result or tasks/cancel with a string `taskId` was answered with a
     /// result (`Some(true)`), an error saying the task does not exist (`Some(false)`), or
     /// another error (`None`, no evidence either way): judged for early expiry.
     pub(super) fn looked_up(&mut self, asked: &Asked, e: &Entry, found: Option<bool>) {
-        let method = asked.method.as_str();
+        let method = asked.method;
         let Some(Value::String(id)) = asked
             .params
             .get("taskId")
@@ -219,17 +235,18 @@ impl Monitor<'_> {
             if !known && unanswered {
                 continue;
             }
-            self.findings.push(find(
+            self.findings.judge(
                 RELATED_MESSAGES,
                 known,
-                match known {
+                None,
+                || match known {
                     true => format!("{what} names task {named:?} in related-task _meta"),
                     false => format!(
                         "{what} names task {named:?} in related-task _meta, which no CreateTaskResult of this session gave"
                     ),
                 },
-                vec![seq],
-            ));
+                || vec![seq],
+            );
         }
     }
 }

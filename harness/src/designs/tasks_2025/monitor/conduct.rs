@@ -73,7 +73,8 @@ impl<'a> Conduct<'a> {
         {
             if let Some(name) = tool.get("name").and_then(Value::as_str) {
                 let support = tool
-                    .pointer("/execution/taskSupport")
+                    .get("execution")
+                    .and_then(|x| x.get("taskSupport"))
                     .and_then(Value::as_str)
                     .map(str::to_string);
                 self.support.insert(name.to_string(), support);

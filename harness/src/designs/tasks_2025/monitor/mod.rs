@@ -73,11 +73,11 @@ pub const EARLY_EXPIRY: &str = "tasks.ttl.no-early-expiry";
 const SECURE_IDS: &str = "tasks.security.secure-ids";
 
 /// A request taskcheck sent, waiting for its answer.
-struct Asked {
+struct Asked<'a> {
     /// The request's JSON-RPC id, as text.
     id: String,
-    method: String,
-    params: Value,
+    method: &'a str,
+    params: &'a Value,
     seq: u64,
     t_ms: u64,
 }
@@ -88,7 +88,7 @@ struct Monitor<'a> {
     model: Model,
     expiry: Expiry,
     conduct: Conduct<'a>,
-    asked: HashMap<String, Asked>,
+    asked: HashMap<String, Asked<'a>>,
     /// Methods and params of the receiver's requests, by id.
     theirs: HashMap<String, (String, Value)>,
     /// Progress tokens of task-augmented requests: the task id and when it was created.
@@ -165,7 +165,7 @@ pub fn judge_conduct(entries: &[Entry], ctx: &Context) -> Vec<Check> {
 }
 
 /// The monitors, having seen every entry.
-fn watch<'a>(entries: &[Entry], ctx: &'a Context<'a>) -> Monitor<'a> {
+fn watch<'a>(entries: &'a [Entry], ctx: &'a Context<'a>) -> Monitor<'a> {
     let mut m = Monitor {
         ctx,
         findings: Tally::default(),
@@ -191,8 +191,8 @@ fn find(rule: &'static str, held: bool, message: String, evidence: Vec<u64>) -> 
     Finding::new(rule, held, message, evidence)
 }
 
-impl Monitor<'_> {
-    fn entry(&mut self, e: &Entry) {
+impl<'a> Monitor<'a> {
+    fn entry(&mut self, e: &'a Entry) {
         let Some(value) = &e.message else { return };
         let Ok(msg) = wire::classify_ref(value) else {
             return;
@@ -217,8 +217,8 @@ impl Monitor<'_> {
                     key(e, id),
                     Asked {
                         id: wire::id_text(id),
-                        method: method.to_string(),
-                        params: params.clone(),
+                        method,
+                        params,
                         seq: e.seq,
                         t_ms: e.t_ms,
                     },
@@ -288,8 +288,8 @@ impl Monitor<'_> {
                         self.schemas(
                             e,
                             &Shape::Result {
-                                method: &asked.method,
-                                request_params: &asked.params,
+                                method: asked.method,
+                                request_params: asked.params,
                                 result,
                                 task_of: task_of.as_deref(),
                             },
@@ -317,17 +317,18 @@ impl Monitor<'_> {
         }
         let declared =
             task_capability(method).is_some_and(|c| has_capability(&self.own_capabilities, c));
-        self.findings.push(find(
+        self.findings.judge(
             AUGMENTS_DECLARED_ONLY,
             declared,
-            match declared {
+            None,
+            || match declared {
                 true => format!("task-augmented {method}, which taskcheck declared"),
                 false => format!(
                     "the receiver sent taskcheck a task-augmented {method}, a request type taskcheck never declared task support for"
                 ),
             },
-            vec![e.seq],
-        ));
+            || vec![e.seq],
+        );
     }
 
     /// Over HTTP: a tasks/get answer should be plain JSON, not an SSE stream.
@@ -336,12 +337,13 @@ impl Monitor<'_> {
             return;
         };
         let sse = via.contains("text/event-stream");
-        self.findings.push(find(
+        self.findings.judge(
             "tasks.http.no-sse-for-get",
             !sse,
-            format!("tasks/get answered as {via}"),
-            vec![e.seq],
-        ));
+            None,
+            || format!("tasks/get answered as {via}"),
+            || vec![e.seq],
+        );
     }
 
     /// Validates a message against the built-in schema and the official one, if given.
@@ -362,21 +364,21 @@ impl Monitor<'_> {
             [first] => first.to_string(),
             [first, rest @ ..] => format!("{first} (and {} more)", rest.len()),
         };
-        self.findings.push(Finding {
-            follows: explained_by_field(&builtin),
-            ..find(
-                "tasks.schema.receiver-messages",
-                builtin.is_empty(),
-                describe(&builtin, "built-in Tasks schema"),
-                vec![e.seq],
-            )
-        });
+        self.findings.judge(
+            "tasks.schema.receiver-messages",
+            builtin.is_empty(),
+            explained_by_field(&builtin),
+            || describe(&builtin, "built-in Tasks schema"),
+            || vec![e.seq],
+        );
         if let (Some(v), Some(set)) = (official, self.ctx.official) {
-            let message = describe(&v, &set.origin);
-            self.findings.push(Finding {
-                follows: explained_by_field(&v),
-                ..find("tasks.schema.official", v.is_empty(), message, vec![e.seq])
-            });
+            self.findings.judge(
+                "tasks.schema.official",
+                v.is_empty(),
+                explained_by_field(&v),
+                || describe(&v, &set.origin),
+                || vec![e.seq],
+            );
         }
     }
 
@@ -419,17 +421,18 @@ impl Monitor<'_> {
         let ids: Vec<String> = self.created.iter().cloned().collect();
         let bits = entropy::estimate_bits(&ids);
         let examples: Vec<&String> = ids.iter().take(3).collect();
-        self.findings.push(find(
+        self.findings.judge(
             SECURE_IDS,
             !entropy::too_low(bits),
-            format!(
+            None,
+            || format!(
                 "{} task ids estimate {bits:.0} bits of entropy (floor {} bits, less a {}-bit margin for the estimate), e.g. {examples:?}",
                 ids.len(),
                 entropy::FLOOR_BITS,
                 entropy::MARGIN_BITS
             ),
-            Vec::new(),
-        ));
+            Vec::new,
+        );
     }
 }
 

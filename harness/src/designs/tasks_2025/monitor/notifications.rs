@@ -11,12 +11,13 @@ impl Monitor<'_> {
         match method {
             "notifications/tasks/status" => {
                 self.observe(params, Source::StatusNotification, e, None);
-                self.findings.push(find(
+                self.findings.judge(
                     "tasks.notify.no-related-task",
                     !wire::has_related_task(params),
-                    "notifications/tasks/status related-task _meta".into(),
-                    vec![e.seq],
-                ));
+                    None,
+                    || "notifications/tasks/status related-task _meta".into(),
+                    || vec![e.seq],
+                );
             }
             "notifications/progress" => {
                 let token = params.get("progressToken").map(Value::to_string);
@@ -36,17 +37,18 @@ impl Monitor<'_> {
                     }
                 }
                 let got = wire::related_task_value(params).map(wire::id_text);
-                self.findings.push(find(
+                self.findings.judge(
                     RELATED_MESSAGES,
                     got.as_ref() == Some(&task),
-                    match got {
+                    None,
+                    || match got {
                         Some(g) => {
                             format!("progress of task {task:?} carries related-task taskId {g:?}")
                         }
                         None => format!("progress of task {task:?} has no related-task _meta"),
                     },
-                    vec![created, e.seq],
-                ));
+                    || vec![created, e.seq],
+                );
             }
             _ => {}
         }
@@ -72,12 +74,13 @@ impl Monitor<'_> {
                 ),
             };
             let went_on = format!("{message}: the work went on after the cancellation");
-            self.findings.push(find(
+            self.findings.judge(
                 STOPS_WHEN_TERMINAL,
                 p.late.is_none(),
-                message,
-                evidence.clone(),
-            ));
+                None,
+                || message,
+                || evidence.clone(),
+            );
             if status == TaskStatus::Cancelled {
                 self.findings.push(Finding {
                     follows: Some(STOPS_WHEN_TERMINAL),
