@@ -40,15 +40,24 @@ print(f"{n} messages")
 PY
 }
 repeat "$work/run.jsonl" "$work/big.jsonl" 200000
-read -r parse_s parse_kib < <(timed target/release/examples/bare_parse "$work/big.jsonl")
-read -r check_s check_kib < <(timed "$B" check "$work/big.jsonl")
-python3 - "$parse_s" "$check_s" "$check_kib" <<'PY'
-import sys
-parse, check, kib = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+# five runs of each, interleaved, so that a machine whose speed drifts weighs on both alike
+for _ in 1 2 3 4 5; do
+  echo "parse $(timed target/release/examples/bare_parse "$work/big.jsonl")"
+  echo "check $(timed "$B" check "$work/big.jsonl")"
+done >"$work/offline"
+python3 - "$work/offline" <<'PY'
+import statistics, sys
+runs = {"parse": [], "check": []}
+for line in open(sys.argv[1]):
+    what, s, kib = line.split()
+    runs[what].append((float(s), int(kib)))
+parse = statistics.median(s for s, _ in runs["parse"])
+check = statistics.median(s for s, _ in runs["check"])
+kib = max(k for _, k in runs["check"])
 n = 200_000
-print(f"bare parse into serde_json::Value: {parse:.2f} s ({n / parse:,.0f} messages/s)")
-print(f"taskcheck check: {check:.2f} s ({n / check:,.0f} messages/s), peak RSS {kib / 1024:.0f} MB")
-print(f"ratio check / bare parse: {check / parse:.2f}")
+print(f"bare parse into serde_json::Value: median {parse:.2f} s ({n / parse:,.0f} messages/s)")
+print(f"taskcheck check: median {check:.2f} s ({n / check:,.0f} messages/s), peak RSS {kib / 1024:.0f} MB")
+print(f"ratio check / bare parse (medians of 5): {check / parse:.2f}")
 PY
 
 echo "== offline checking in constant memory: 5x the trace, with every report written"
