@@ -2,7 +2,8 @@
 its own JSON body), directly or behind `taskcheck watch --listen 127.0.0.1:0 --upstream URL`
 (the taskcheck binary given), then either POSTs N messages one at a time on one keep-alive
 connection (`latency`: median and 99th percentile round trip, in microseconds) or from 4
-connections at once (`throughput`: messages per second).
+connections at once (`throughput`: messages per second); through the proxy, it prints the proxy's
+CPU per message and its peak memory.
 
     python3 scripts/proxy_bench.py latency|throughput N [TASKCHECK]
 """
@@ -89,5 +90,9 @@ if proxy:
     fields = open(f"/proc/{proxy.pid}/stat").read().rsplit(")", 1)[1].split()
     cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     print(f"proxy CPU {cpu:.2f} s, {cpu / n * 1e6:.0f} us per message")
+    relaying = next(l for l in open(f"/proc/{proxy.pid}/status") if l.startswith("VmHWM")).split()[1]
+    print(f"proxy peak RSS while relaying {int(relaying) / 1024:.0f} MB")
     proxy.send_signal(2)
-    proxy.wait()
+    # its peak memory, the judging after the signal included
+    _, _, usage = os.wait4(proxy.pid, 0)
+    print(f"proxy peak RSS {usage.ru_maxrss / 1024:.0f} MB")

@@ -154,7 +154,8 @@ impl Trace {
     }
 
     /// One trace of the entries of several, in the order they came (their own order where
-    /// two came in the same millisecond), timed from the earliest start.
+    /// two came in the same millisecond), timed from the earliest start. The entries are moved,
+    /// not copied: the traces given are left empty.
     pub fn merged(traces: &[Trace]) -> Trace {
         let Some(first) = traces.iter().min_by_key(|t| t.start) else {
             return Trace::new("http");
@@ -167,7 +168,7 @@ impl Trace {
         let mut all: Vec<(u64, usize, Entry)> = Vec::new();
         for (i, t) in traces.iter().enumerate() {
             let offset = t.start.duration_since(first.start).as_millis() as u64;
-            all.extend(t.entries().into_iter().map(|e| (offset + e.t_ms, i, e)));
+            all.extend(t.take_entries().into_iter().map(|e| (offset + e.t_ms, i, e)));
         }
         // stable: a trace's own entries keep their order
         all.sort_by_key(|(at, i, _)| (*at, *i));
@@ -231,7 +232,17 @@ impl Trace {
 
     /// A copy of every entry so far.
     pub fn entries(&self) -> Vec<Entry> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.with_entries(<[Entry]>::to_vec)
+    }
+
+    /// What `look` finds in the entries so far, read where they are kept (no copy).
+    pub fn with_entries<R>(&self, look: impl FnOnce(&[Entry]) -> R) -> R {
+        look(&self.inner.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Every entry so far, moved out: the trace keeps none of them (for its last reader).
+    pub fn take_entries(&self) -> Vec<Entry> {
+        std::mem::take(&mut *self.inner.lock().unwrap_or_else(|p| p.into_inner()))
     }
 }
 

@@ -118,7 +118,7 @@ impl Conversations {
         let entries = named
             .into_iter()
             .flat_map(|(name, trace)| {
-                trace.entries().into_iter().map(move |e| Entry {
+                trace.take_entries().into_iter().map(move |e| Entry {
                     scenario: Some(name.clone()),
                     ..e
                 })
@@ -132,20 +132,24 @@ impl Conversations {
 /// first connection's first request: what a server declared is read from its answer).
 fn opens(client: &BTreeSet<usize>, connections: &[Trace]) -> bool {
     let first_method = |t: &Trace| {
-        t.entries().into_iter().find_map(|e| {
-            let m = e.message?;
-            m.get("id")?;
-            Some(m.get("method")?.as_str()?.to_string())
+        t.with_entries(|entries| {
+            entries.iter().find_map(|e| {
+                let m = e.message.as_ref()?;
+                m.get("id")?;
+                Some(m.get("method")?.as_str()?.to_string())
+            })
         })
     };
     let Some(opening) = connections.first().and_then(first_method) else {
         return false;
     };
     client.iter().any(|&c| {
-        connections[c].entries().iter().any(|e| {
-            e.dir == Direction::Out
-                && e.message.as_ref().and_then(|m| m.get("method"))
-                    == Some(&Value::from(opening.as_str()))
+        connections[c].with_entries(|entries| {
+            entries.iter().any(|e| {
+                e.dir == Direction::Out
+                    && e.message.as_ref().and_then(|m| m.get("method"))
+                        == Some(&Value::from(opening.as_str()))
+            })
         })
     })
 }
@@ -164,18 +168,16 @@ fn clients(connections: &[Trace]) -> Vec<BTreeSet<usize>> {
         }
         c
     }
-    for (c, trace) in connections.iter().enumerate() {
-        for task in task_ids(trace) {
+    let ids: Vec<HashSet<String>> = connections.iter().map(task_ids).collect();
+    for (c, tasks) in ids.iter().enumerate() {
+        for task in tasks.iter().cloned() {
             let first = *owner.entry(task).or_insert(c);
             let (a, b) = (find(&mut root, first), find(&mut root, c));
             root[a.max(b)] = a.min(b);
         }
     }
     // a connection without tasks joins the next connection that has some
-    let has_tasks: Vec<bool> = connections
-        .iter()
-        .map(|t| !task_ids(t).is_empty())
-        .collect();
+    let has_tasks: Vec<bool> = ids.iter().map(|t| !t.is_empty()).collect();
     for c in 0..connections.len() {
         if let (false, Some(next)) = (
             has_tasks[c],
@@ -217,11 +219,11 @@ fn task_ids(trace: &Trace) -> HashSet<String> {
         }
     }
     let mut out = HashSet::new();
-    for e in trace.entries() {
-        if let Some(m) = &e.message {
+    trace.with_entries(|entries| {
+        for m in entries.iter().filter_map(|e| e.message.as_ref()) {
             walk(m, &mut out);
         }
-    }
+    });
     out
 }
 

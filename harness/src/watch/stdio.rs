@@ -180,7 +180,7 @@ pub async fn run(command: &[String]) -> Result<Watched, String> {
         }
     };
     Ok(Watched {
-        entries: trace.entries(),
+        entries: trace.take_entries(),
         ended,
         ender,
     })
