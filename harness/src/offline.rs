@@ -569,7 +569,10 @@ fn last_lines(path: &Path, file: &str) -> Result<HashMap<String, usize>, String>
             Some(name) => Cow::Borrowed(name),
             None => {
                 let text = std::str::from_utf8(&line).map_err(|_| {
-                    format!("{file}:{}: cannot read: stream did not contain valid UTF-8", i + 1)
+                    format!(
+                        "{file}:{}: cannot read: stream did not contain valid UTF-8",
+                        i + 1
+                    )
                 })?;
                 let text = text.strip_suffix('\n').unwrap_or(text);
                 let text = text.strip_suffix('\r').unwrap_or(text);

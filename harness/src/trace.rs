@@ -168,7 +168,11 @@ impl Trace {
         let mut all: Vec<(u64, usize, Entry)> = Vec::new();
         for (i, t) in traces.iter().enumerate() {
             let offset = t.start.duration_since(first.start).as_millis() as u64;
-            all.extend(t.take_entries().into_iter().map(|e| (offset + e.t_ms, i, e)));
+            all.extend(
+                t.take_entries()
+                    .into_iter()
+                    .map(|e| (offset + e.t_ms, i, e)),
+            );
         }
         // stable: a trace's own entries keep their order
         all.sort_by_key(|(at, i, _)| (*at, *i));
