@@ -322,11 +322,18 @@ fn a_server_that_listens_a_moment_after_printing_its_url_is_waited_for() {
     let late = format!(
         "echo http://127.0.0.1:{port}/mcp; sleep 1.5; exec {BIN} reference --http 127.0.0.1:{port}"
     );
-    let (code, out, _) = run_against(
-        &["--url-from", &late],
-        &["--scenario", "create-poll-result"],
-        "url-from-late",
-    );
+    // the waits for a connection and an answer are stretched so that a machine busy with
+    // other tests still starts the server within them (at the default 5 s, a run at a load
+    // average of 16 on two cores did not)
+    let waits = [
+        "--scenario",
+        "create-poll-result",
+        "--connect-timeout-ms",
+        "20000",
+        "--timeout-ms",
+        "20000",
+    ];
+    let (code, out, _) = run_against(&["--url-from", &late], &waits, "url-from-late");
     assert_eq!(code, 0, "{out}");
     // and a --url given before its server is up
     let late_url = std::thread::spawn(move || {
@@ -339,7 +346,7 @@ fn a_server_that_listens_a_moment_after_printing_its_url_is_waited_for() {
     });
     let (code, out, _) = run_against(
         &["--url", &format!("http://127.0.0.1:{port}/mcp")],
-        &["--scenario", "create-poll-result"],
+        &waits,
         "url-late",
     );
     late_url.join().unwrap().kill().unwrap();
