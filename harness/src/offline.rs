@@ -360,30 +360,50 @@ pub fn judge(
     report
 }
 
-/// Hands each nonblank line of a file to `each` with its index (0-based), in one buffer
-/// reused from line to line; an I/O error names the file.
+/// Hands each line of a file to `each` as bytes, without its line ending, with its index
+/// (0-based), in one buffer reused from line to line; an I/O error names the file.
+fn each_raw_line(
+    path: &Path,
+    file: &str,
+    mut each: impl FnMut(usize, &[u8]) -> Result<(), String>,
+) -> Result<(), String> {
+    let f = File::open(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
+    let mut reader = BufReader::with_capacity(1 << 20, f);
+    let mut line = Vec::new();
+    for i in 0.. {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(format!("{file}:{}: cannot read: {e}", i + 1)),
+        }
+        let bytes = line.strip_suffix(b"\n").unwrap_or(&line);
+        each(i, bytes.strip_suffix(b"\r").unwrap_or(bytes))?;
+    }
+    Ok(())
+}
+
+/// A line's text, unless it is blank; a line that is not UTF-8 is an error naming it.
+fn nonblank<'l>(bytes: &'l [u8], file: &str, i: usize) -> Result<Option<&'l str>, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| {
+        format!(
+            "{file}:{}: cannot read: stream did not contain valid UTF-8",
+            i + 1
+        )
+    })?;
+    Ok(Some(text).filter(|t| !t.trim().is_empty()))
+}
+
+/// Hands each nonblank line of a file to `each` with its index (0-based).
 fn each_line(
     path: &Path,
     file: &str,
     mut each: impl FnMut(usize, &str) -> Result<(), String>,
 ) -> Result<(), String> {
-    let f = File::open(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
-    let mut reader = BufReader::with_capacity(1 << 20, f);
-    let mut line = String::new();
-    for i in 0.. {
-        line.clear();
-        match reader.read_line(&mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => return Err(format!("{file}:{}: cannot read: {e}", i + 1)),
-        }
-        let text = line.strip_suffix('\n').unwrap_or(&line);
-        let text = text.strip_suffix('\r').unwrap_or(text);
-        if !text.trim().is_empty() {
-            each(i, text)?;
-        }
-    }
-    Ok(())
+    each_raw_line(path, file, |i, bytes| match nonblank(bytes, file, i)? {
+        Some(text) => each(i, text),
+        None => Ok(()),
+    })
 }
 
 /// A session ready to judge: its place in the report, its name and its lines.
@@ -545,17 +565,8 @@ pub fn check_file(
 /// time, on one thread while the others waited).
 fn last_lines(path: &Path, file: &str) -> Result<HashMap<String, usize>, String> {
     const OPENING: &[u8] = br#"{"scenario":""#;
-    let f = File::open(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
-    let mut reader = BufReader::with_capacity(1 << 20, f);
-    let mut line = Vec::new();
     let mut last: HashMap<String, usize> = HashMap::new();
-    for i in 0.. {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => return Err(format!("{file}:{}: cannot read: {e}", i + 1)),
-        }
+    each_raw_line(path, file, |i, line| {
         // a name without escapes or control characters is the bytes before its closing quote
         let plain = line.strip_prefix(OPENING).and_then(|rest| {
             let end = rest
@@ -567,27 +578,17 @@ fn last_lines(path: &Path, file: &str) -> Result<HashMap<String, usize>, String>
         });
         let name = match plain {
             Some(name) => Cow::Borrowed(name),
-            None => {
-                let text = std::str::from_utf8(&line).map_err(|_| {
-                    format!(
-                        "{file}:{}: cannot read: stream did not contain valid UTF-8",
-                        i + 1
-                    )
-                })?;
-                let text = text.strip_suffix('\n').unwrap_or(text);
-                let text = text.strip_suffix('\r').unwrap_or(text);
-                if text.trim().is_empty() {
-                    continue;
-                }
-                let name = session_of(text).ok_or_else(|| entry_error(text, file, i))?;
-                Cow::Owned(name.into_owned())
-            }
+            None => match nonblank(line, file, i)? {
+                Some(text) => session_of(text).ok_or_else(|| entry_error(text, file, i))?,
+                None => return Ok(()),
+            },
         };
         match last.get_mut(&*name) {
             Some(at) => *at = i,
             None => drop(last.insert(name.into_owned(), i)),
         }
-    }
+        Ok(())
+    })?;
     Ok(last)
 }
 
