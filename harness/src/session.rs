@@ -334,7 +334,16 @@ impl Session {
     }
 
     async fn send(&self, msg: Value, headers: Headers) -> Result<u64, RequestError> {
-        let seq = self.trace.record(Direction::Out, Some(msg.clone()), None);
+        // over HTTP, the request metadata headers it goes with (those a 2026-07-28 body
+        // calls for), so a trace tells a mismatch
+        let sent = match self.trace.transport() {
+            "http" => crate::transport::routing::headers_sent(&msg, &headers),
+            _ => Default::default(),
+        };
+        let seq = match sent.is_empty() {
+            true => self.trace.record(Direction::Out, Some(msg.clone()), None),
+            false => self.trace.record_headed(Direction::Out, msg.clone(), sent),
+        };
         let outgoing = match headers.is_empty() {
             true => Outgoing::Message(msg),
             false => Outgoing::Headed(msg, headers),
@@ -587,6 +596,10 @@ async fn route(
     let close = |why: Closure| {
         closed.send_if_modified(|c| {
             if c.is_none() {
+                // the receiver going away is something it did: the trace says when
+                if why.cause == Cause::ReceiverGone {
+                    trace.record_closed(crate::trace::RECEIVER_CLOSED, &why.why);
+                }
                 *c = Some(why);
                 true
             } else {
@@ -657,7 +670,13 @@ async fn route(
                 }
             }
             Incoming::Invalid { raw, error } => {
-                let seq = trace.record(Direction::In, None, Some(&raw));
+                let seq = match &error {
+                    // taskcheck's limit: the trace says so, and keeps nothing of the line
+                    wire::DecodeError::TooLong { .. } => {
+                        trace.record_closed(crate::trace::LIMIT_CLOSED, &error.to_string())
+                    }
+                    _ => trace.record(Direction::In, None, Some(&raw)),
+                };
                 // over stdio, output that is no MCP message breaks the transport's MUST NOT;
                 // a line above taskcheck's limit is taskcheck's limit, not the receiver's fault
                 let cause = match (trace.transport(), &error) {

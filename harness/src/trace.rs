@@ -46,6 +46,11 @@ pub struct Entry {
     /// the reference receiver records them (`reference --http --record`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headers: Option<std::collections::BTreeMap<String, String>>,
+    /// Set on the entry that records why the connection ended (`receiver`: the peer taskcheck
+    /// talks to exited or closed its output; `limit`: it sent a line above taskcheck's limit),
+    /// its `text` saying how.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed: Option<String>,
 }
 
 impl Entry {
@@ -67,9 +72,21 @@ impl Entry {
             text: None,
             via: None,
             headers: None,
+            closed: None,
         }
     }
+
+    /// Whether the entry records the receiver going away (it exited or closed its output).
+    pub fn receiver_closed(&self) -> bool {
+        self.closed.as_deref() == Some(RECEIVER_CLOSED)
+    }
 }
+
+/// The `closed` mark of the entry that records the receiver going away.
+pub const RECEIVER_CLOSED: &str = "receiver";
+/// The `closed` mark of the entry that records a line above taskcheck's limit (taskcheck's
+/// limit, not the receiver's fault).
+pub const LIMIT_CLOSED: &str = "limit";
 
 /// A shared, append-only trace.
 #[derive(Clone)]
@@ -139,6 +156,31 @@ impl Trace {
         self.push(dir, message, text, via, None, None)
     }
 
+    /// Appends the entry that records why the connection ended (`by`: [`RECEIVER_CLOSED`],
+    /// [`LIMIT_CLOSED`]), saying how.
+    pub fn record_closed(&self, by: &str, why: &str) -> u64 {
+        let seq = self.push(Direction::In, None, Some(why), None, None, None);
+        self.mark_closed(seq, Some(by.to_string()));
+        seq
+    }
+
+    /// Appends an entry of another trace as it is (its time at `at_ms`, else now).
+    fn push_entry(&self, e: Entry, at_ms: Option<u64>) {
+        let seq = self.push(e.dir, e.message, e.text.as_deref(), e.via, e.headers, at_ms);
+        self.mark_closed(seq, e.closed);
+    }
+
+    /// Sets the `closed` mark of the entry numbered `seq`, if it was kept and is the last.
+    fn mark_closed(&self, seq: u64, closed: Option<String>) {
+        if closed.is_none() {
+            return;
+        }
+        let mut entries = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = entries.last_mut().filter(|e| e.seq == seq) {
+            e.closed = closed;
+        }
+    }
+
     /// Appends every entry of `other` as it is (when and how it came, its headers), in this
     /// trace's sequence.
     pub fn take_in(&self, other: &Trace) {
@@ -149,7 +191,7 @@ impl Trace {
             .as_millis() as u64;
         for e in other.entries() {
             let at = Some(offset + e.t_ms);
-            self.push(e.dir, e.message, e.text.as_deref(), e.via, e.headers, at);
+            self.push_entry(e, at);
         }
     }
 
@@ -177,21 +219,19 @@ impl Trace {
         // stable: a trace's own entries keep their order
         all.sort_by_key(|(at, i, _)| (*at, *i));
         for (at, _, e) in all {
-            whole.push(
-                e.dir,
-                e.message,
-                e.text.as_deref(),
-                e.via,
-                e.headers,
-                Some(at),
-            );
+            whole.push_entry(e, Some(at));
         }
         whole
     }
 
     /// Appends a message sent over HTTP with the request metadata headers it carried.
-    pub fn record_headed(&self, dir: Direction, message: Value, headers: BTreeMap<String, String>) {
-        self.push(dir, Some(message), None, None, Some(headers), None);
+    pub fn record_headed(
+        &self,
+        dir: Direction,
+        message: Value,
+        headers: BTreeMap<String, String>,
+    ) -> u64 {
+        self.push(dir, Some(message), None, None, Some(headers), None)
     }
 
     fn push(
@@ -230,6 +270,7 @@ impl Trace {
             text,
             via,
             headers,
+            closed: None,
         });
         seq
     }

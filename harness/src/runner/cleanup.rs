@@ -84,18 +84,7 @@ mod tests {
     use super::*;
 
     fn entry(dir: Direction, message: Value) -> Entry {
-        Entry {
-            scenario: None,
-            peer: None,
-            seq: 0,
-            dir,
-            transport: "stdio".into(),
-            t_ms: 0,
-            message: Some(message),
-            text: None,
-            via: None,
-            headers: None,
-        }
+        Entry::of(0, dir, 0, message)
     }
 
     fn result(result: Value) -> Entry {

@@ -41,6 +41,26 @@ pub fn headers_for(body: &Value) -> Vec<(&'static str, String)> {
     out
 }
 
+/// The request metadata headers a request goes out with: those its body calls for, less
+/// those `overrides` leave out (None), with the values `overrides` set.
+pub fn headers_sent(
+    body: &Value,
+    overrides: &[(String, Option<String>)],
+) -> std::collections::BTreeMap<String, String> {
+    let mut sent: std::collections::BTreeMap<String, String> = headers_for(body)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    for (name, value) in overrides {
+        let name = name.to_ascii_lowercase();
+        match value {
+            Some(v) => sent.insert(name, v.clone()),
+            None => sent.remove(&name),
+        };
+    }
+    sent
+}
+
 /// The body value `Mcp-Name` mirrors for a method, if it has one.
 pub fn name_of<'a>(method: &str, params: &'a Value) -> Option<&'a str> {
     let field = match method {
