@@ -1,7 +1,9 @@
 //! What every design's monitors share: what they know besides the trace (`Context`), what
-//! they conclude (`Judgement`), findings tallied by rule (`Tally`), request keys, capability
-//! paths and the id entropy estimate. Each design's monitor is in its folder.
+//! they conclude (`Judgement`), findings tallied by rule (`Tally`), what a session showed of
+//! each task (`book`), request keys, capability paths and the id entropy estimate. Each
+//! design's monitor is in its folder.
 
+pub mod book;
 pub mod entropy;
 
 use crate::model::Finding;
@@ -9,7 +11,7 @@ use crate::schema::SchemaSet;
 use crate::trace::Entry;
 use crate::verdict::Check;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What the monitors know besides the trace.
 pub struct Context<'a> {
@@ -37,6 +39,9 @@ pub struct Judgement {
     /// Answers that said a task does not exist once its ttl had elapsed on taskcheck's clock,
     /// each with why: the receiver may have discarded it, so what they break is untestable.
     pub expired: BTreeMap<u64, String>,
+    /// The messages some rule was seen broken on (each failure's last message of evidence):
+    /// what else a scenario expected of one of them is that failure's consequence.
+    pub broke_on: BTreeSet<u64>,
 }
 
 /// Whether a dotted path (`tasks.requests.tools.call`) exists in a capabilities object.
@@ -73,6 +78,19 @@ pub fn key(e: &Entry, id: &Value) -> String {
     format!("{}:{id}", peer_of(e))
 }
 
+/// A request by what it asks, the members `aside` left out, whatever order its members came
+/// in: the key that tells the same request made two ways (with a task and without).
+pub fn request_key(method: &str, params: &Value, aside: &[&str]) -> (String, String) {
+    let rest: BTreeMap<&String, &Value> = params
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| !aside.contains(&k.as_str()))
+        .collect();
+    let text = serde_json::to_string(&rest).unwrap_or_default();
+    (method.to_string(), text)
+}
+
 /// What the findings of one rule add up to (kept as they come, so memory does not grow with
 /// the trace).
 struct RuleTally {
@@ -82,13 +100,20 @@ struct RuleTally {
     first_failure: Option<Finding>,
 }
 
-/// Findings tallied by rule, and apart by the rule a failure may follow from.
+/// Findings tallied by rule, and apart by the rule a failure may follow from; and the
+/// messages some rule was seen broken on.
 #[derive(Default)]
-pub struct Tally(BTreeMap<(&'static str, Option<&'static str>), RuleTally>);
+pub struct Tally(
+    BTreeMap<(&'static str, Option<&'static str>), RuleTally>,
+    BTreeSet<u64>,
+);
 
 impl Tally {
     /// Counts one finding.
     pub fn push(&mut self, f: Finding) {
+        if !f.held {
+            self.1.extend(f.evidence.last().copied());
+        }
         let key = (f.rule, f.follows.filter(|_| !f.held));
         match self.0.get_mut(&key) {
             Some(t) => {
@@ -140,6 +165,11 @@ impl Tally {
         for f in findings {
             self.push(f);
         }
+    }
+
+    /// The messages some rule was seen broken on.
+    pub fn broke_on(&self) -> BTreeSet<u64> {
+        self.1.clone()
     }
 
     /// One check per rule (and rule it may follow from): its first failure with a count, or

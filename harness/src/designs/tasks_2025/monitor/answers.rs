@@ -100,6 +100,13 @@ impl Monitor<'_> {
     pub(super) fn created(&mut self, asked: &Asked, task: &Value, result: &Value, e: &Entry) {
         let id = task.get("taskId").map(wire::id_text).unwrap_or_default();
         self.expiry.created(&id, peer_of(e), asked.t_ms);
+        self.creations.push((peer_of(e).to_string(), e.seq));
+        *self.creations_of.entry(id.clone()).or_default() += 1;
+        self.book.task(&id).origin = Some(book::Origin {
+            peer: peer_of(e).to_string(),
+            plain: negotiation::plain_key(asked.method, asked.params),
+            answered: e.seq,
+        });
         self.created.insert(id.clone());
         self.task_methods
             .insert(id.clone(), asked.method.to_string());
@@ -125,6 +132,18 @@ impl Monitor<'_> {
             self.progressing.insert(id.clone(), Progressing::default());
         }
         self.observe(task, Source::Create, e, Some(asked.seq));
+        self.findings.judge(
+            CREATE_TASK_RESULT,
+            true,
+            None,
+            || {
+                format!(
+                    "a task-augmented {} was answered with a CreateTaskResult",
+                    asked.method
+                )
+            },
+            || vec![asked.seq, e.seq],
+        );
         // the MUST is to declare a `tasks` capability at all; a task for a request type the
         // capability leaves out breaks tasks.support.undeclared-processed-normally (its
         // scenarios judge it), the MUST that says what such a receiver does
@@ -209,7 +228,26 @@ impl Monitor<'_> {
         if method == "tasks/cancel" {
             self.expiry.cancel_answered(id, found == Some(true));
         }
+        if let Some(ttl) = self.expiry.elapsed(id, peer_of(e), asked.t_ms) {
+            self.findings.judge(
+                MAY_DELETE_AFTER,
+                true,
+                None,
+                || {
+                    let how = match found {
+                        Some(true) => "the task kept",
+                        Some(false) => "the task deleted",
+                        None => "another error",
+                    };
+                    format!("{method} of {id:?} sent once its ttl of {ttl} ms had elapsed: {how}")
+                },
+                || vec![asked.seq, e.seq],
+            );
+        }
         let Some(found) = found else { return };
+        if !found {
+            self.missing.push((id.clone(), asked.seq, e.seq));
+        }
         let evidence = vec![asked.seq, e.seq];
         let finding = self
             .expiry

@@ -86,6 +86,14 @@ impl Expiry {
         }
     }
 
+    /// The ttl of task `id`, if it had elapsed for requestor `asker` by `at_ms` (taskcheck's
+    /// clock: the task was created no earlier than its request was sent).
+    pub fn elapsed(&self, id: &str, asker: &str, at_ms: u64) -> Option<u64> {
+        let k = self.tasks.get(id).filter(|k| k.owner == asker)?;
+        let ttl = k.ttl_ms?;
+        (at_ms >= k.created_sent_ms.saturating_add(ttl)).then_some(ttl)
+    }
+
     /// `method` about task `id`, sent by requestor `asker`, was answered at `answered_ms`
     /// (trace number `answer`): with the task (`found`) or saying it does not exist.
     pub fn lookup(
@@ -141,6 +149,11 @@ impl Expiry {
             },
             evidence,
         ))
+    }
+
+    /// Whether the answer numbered `answer` said a task that vanished early does not exist.
+    pub fn vanished(&self, answer: u64) -> bool {
+        self.vanished_answers.contains_key(&answer)
     }
 
     /// Not-found answers about tasks that vanished early, each with the answer that first

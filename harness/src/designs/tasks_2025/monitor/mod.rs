@@ -1,16 +1,25 @@
 //! The 2025-11-25 monitor: checks that watch every message of a session, a pure function of
-//! the trace (`conduct` checks taskcheck's own conduct as a requestor, `expiry` early expiry).
+//! the trace, whoever produced it (`conduct` checks the requestor's own conduct, `expiry`
+//! early expiry, `book` keeps what the session showed of each task for the rules judged once
+//! it is over).
 
 mod answers;
+mod cancels;
 mod conduct;
 mod expiry;
+mod input;
+mod jsonrpc;
+mod listing;
+mod lookups;
+mod negotiation;
 mod notifications;
+mod outcomes;
 
 pub use conduct::CONDUCT_RULES;
 
 use super::schema_types::{self, Shape};
 use crate::model::{Finding, Model, Observation, Source, TaskStatus};
-use crate::monitor::{entropy, has_capability, key, peer_of, Context, Judgement, Tally};
+use crate::monitor::{book, entropy, has_capability, key, peer_of, Context, Judgement, Tally};
 use crate::schema;
 use crate::trace::{Direction, Entry};
 use crate::verdict::{Check, Verdict};
@@ -18,7 +27,7 @@ use crate::wire::{self, MessageRef, OutcomeRef};
 use conduct::Conduct;
 use expiry::Expiry;
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The capability that lets a request type be task-augmented (None: it never can be).
 pub fn task_capability(method: &str) -> Option<&'static str> {
@@ -31,10 +40,10 @@ pub fn task_capability(method: &str) -> Option<&'static str> {
 }
 
 /// Every rule a monitor judges.
-pub const MONITOR_RULES: [&str; 29] = [
-    "tasks.capability.requestor-augments-declared-only",
-    "tasks.progress.stops-when-terminal",
-    "tasks.cancel.stop-execution",
+pub const MONITOR_RULES: &[&str] = &[
+    AUGMENTS_DECLARED_ONLY,
+    STOPS_WHEN_TERMINAL,
+    STOP_EXECUTION,
     "tasks.ttl.timestamps-rfc3339",
     "tasks.http.no-sse-for-get",
     "tasks.capability.declare",
@@ -49,18 +58,51 @@ pub const MONITOR_RULES: [&str; 29] = [
     "tasks.ttl.last-updated-monotonic",
     "tasks.ttl.get-includes-ttl",
     "tasks.ttl.get-reports-granted",
-    "tasks.ttl.no-early-expiry",
+    EARLY_EXPIRY,
+    MAY_DELETE_AFTER,
     "tasks.ttl.override",
     "tasks.create.model-immediate-response",
     "tasks.meta.result-related-task",
     "tasks.meta.no-related-task-in-results",
-    "tasks.meta.related-messages",
+    RELATED_MESSAGES,
     "tasks.notify.no-related-task",
     "tasks.failed.status-message",
     "tasks.errors.informative-message",
-    "tasks.security.secure-ids",
+    SECURE_IDS,
     "tasks.schema.receiver-messages",
     "tasks.schema.official",
+    TOKEN_VALID,
+    negotiation::REQUIRED_REJECTED,
+    negotiation::FORBIDDEN_REJECTED,
+    negotiation::PROCESSED_NORMALLY,
+    negotiation::EXTENSION_NOT_ENABLING,
+    negotiation::MAY_REQUIRE,
+    negotiation::OPTIONAL_EITHER_WAY,
+    negotiation::MAX_TTL,
+    negotiation::LIST_SUPPORTED,
+    negotiation::CANCEL_SUPPORTED,
+    negotiation::UNDECLARED_OPERATIONS,
+    lookups::UNKNOWN_TASK,
+    lookups::MALFORMED,
+    lookups::BAD_CURSOR,
+    lookups::IGNORE_REQUEST_META,
+    cancels::TERMINAL_REJECTED,
+    cancels::BEFORE_RESPONSE,
+    outcomes::TERMINAL_RETURNS_FINAL,
+    outcomes::BLOCKS,
+    outcomes::EXACT,
+    outcomes::TOOL_ERROR,
+    outcomes::PROTOCOL_ERROR,
+    input::REQUEST_RELATED_TASK,
+    input::MOVE_TO_INPUT_REQUIRED,
+    input::REQUESTS_DELIVERED,
+    input::LEAVE_AFTER_INPUT,
+    listing::CONTAINS,
+    listing::NEXT_CURSOR,
+    listing::PAGINATE,
+    jsonrpc::ONE_RESPONSE,
+    jsonrpc::STDOUT_ONLY_MCP,
+    jsonrpc::SURVIVES,
 ];
 
 /// A task-augmented request a receiver accepts is answered with a CreateTaskResult.
@@ -72,6 +114,12 @@ pub const EARLY_EXPIRY: &str = "tasks.ttl.no-early-expiry";
 /// Task ids must be unguessable where tasks cannot be bound to an authorization context.
 const SECURE_IDS: &str = "tasks.security.secure-ids";
 
+/// What a lookup once a task's ttl has elapsed gets (MAY).
+const MAY_DELETE_AFTER: &str = "tasks.ttl.may-delete-after";
+
+/// A task's progress keeps the token of the request that created it (MUST).
+const TOKEN_VALID: &str = "tasks.progress.token-valid";
+
 /// A request taskcheck sent, waiting for its answer.
 struct Asked<'a> {
     /// The request's JSON-RPC id, as text.
@@ -80,6 +128,8 @@ struct Asked<'a> {
     params: &'a Value,
     seq: u64,
     t_ms: u64,
+    /// Whether the cursor it sends, if any, was given by an earlier tasks/list.
+    cursor_known: bool,
 }
 
 struct Monitor<'a> {
@@ -103,6 +153,42 @@ struct Monitor<'a> {
     own_capabilities: Value,
     /// Messages of the receiver's own naming a task in related-task `_meta`: (what, task, seq).
     naming: Vec<(String, String, u64)>,
+    /// What the session showed of each task.
+    book: book::Book,
+    /// Whether the receiver answered the opening request: before it, its output is not judged.
+    opened: bool,
+    /// Requests answered, by key, with their answer: a second answer is a stray one.
+    answered: HashMap<String, u64>,
+    /// The receiver went away with nothing open (trace number): a later request breaks it.
+    gone: Option<u64>,
+    /// The receiver's last stderr lines.
+    stderr: Vec<String>,
+    /// The latest-sent request that got an answer: when it was sent, and its answer.
+    latest_answered_sent_ms: Option<(u64, u64)>,
+    /// The rule a message broke first, so what its schema says of it is that failure's
+    /// consequence (one defect, one failure).
+    failed_at: HashMap<u64, &'static str>,
+    /// Cursors tasks/list gave.
+    cursors: HashSet<String>,
+    /// Lookups of task ids no CreateTaskResult had given when they were sent.
+    unknown: Vec<lookups::Unknown>,
+    /// Refused task-augmented requests of undeclared types: (request, asked, answered, error).
+    refusals: Vec<((String, String), u64, u64, Value)>,
+    /// The first answer each plain (task-less) request got, by what it asks.
+    plain_outcomes: HashMap<(String, String), (Result<Value, Value>, u64)>,
+    /// Cancellations refused while the task was not known to be terminal.
+    refused_cancels: Vec<cancels::Refused>,
+    /// The receiver's requests, and where each is in `inbound` by key.
+    inbound: Vec<input::Inbound>,
+    inbound_index: HashMap<String, usize>,
+    /// Every page of tasks/list.
+    pages: Vec<listing::Page>,
+    /// Lookups answered that their task does not exist: (task, asked, answered).
+    missing: Vec<(String, u64, u64)>,
+    /// Every CreateTaskResult, by the requestor it was given to: (peer, answer).
+    creations: Vec<(String, u64)>,
+    /// How many CreateTaskResults gave each task id.
+    creations_of: HashMap<String, usize>,
 }
 
 /// A task whose request carried a progress token.
@@ -113,6 +199,9 @@ struct Progressing {
     /// The first progress received (long enough) after that.
     late: Option<u64>,
 }
+
+/// The receiver's stderr lines kept, to show with its going away.
+const STDERR_KEPT: usize = 8;
 
 /// Over HTTP, progress and answers travel on different streams: a progress counts as sent
 /// after a terminal status only if it came this much later than the answer that showed it.
@@ -135,6 +224,14 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
     m.ids();
     m.progress_stopped();
     m.named_tasks_exist();
+    m.refusals_judged();
+    m.unknown_judged();
+    m.refusals_of_cancel_judged();
+    m.still_cancelled_judged();
+    m.outcomes_judged();
+    m.input_judged();
+    m.listing_judged();
+    let broke_on = m.findings.broke_on();
     let (mut checks, because) = m.findings.checks();
     if ctx.authorization {
         for c in checks.iter_mut().filter(|c| c.rule == SECURE_IDS) {
@@ -155,6 +252,7 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
             .map(|(answer, first)| (answer, (first, EARLY_EXPIRY)))
             .collect(),
         expired,
+        broke_on,
     }
 }
 
@@ -180,6 +278,24 @@ fn watch<'a>(entries: &'a [Entry], ctx: &'a Context<'a>) -> Monitor<'a> {
         task_methods: HashMap::new(),
         own_capabilities: Value::Null,
         naming: Vec::new(),
+        book: book::Book::default(),
+        opened: false,
+        answered: HashMap::new(),
+        gone: None,
+        stderr: Vec::new(),
+        latest_answered_sent_ms: None,
+        failed_at: HashMap::new(),
+        cursors: HashSet::new(),
+        unknown: Vec::new(),
+        refusals: Vec::new(),
+        plain_outcomes: HashMap::new(),
+        refused_cancels: Vec::new(),
+        inbound: Vec::new(),
+        inbound_index: HashMap::new(),
+        pages: Vec::new(),
+        missing: Vec::new(),
+        creations: Vec::new(),
+        creations_of: HashMap::new(),
     };
     for e in entries {
         m.entry(e);
@@ -193,12 +309,21 @@ fn find(rule: &'static str, held: bool, message: String, evidence: Vec<u64>) -> 
 
 impl<'a> Monitor<'a> {
     fn entry(&mut self, e: &'a Entry) {
-        let Some(value) = &e.message else { return };
+        if e.dir == Direction::Stderr {
+            self.stderr.extend(e.text.clone());
+            let extra = self.stderr.len().saturating_sub(STDERR_KEPT);
+            self.stderr.drain(..extra);
+            return;
+        }
+        let Some(value) = &e.message else {
+            return self.no_message(e);
+        };
         let Ok(msg) = wire::classify_ref(value) else {
             return;
         };
         match (e.dir, msg) {
             (Direction::Out, MessageRef::Request { id, method, params }) => {
+                self.sent_after_gone(e);
                 if method == "initialize" {
                     self.own_capabilities = params["capabilities"].clone();
                 }
@@ -213,6 +338,15 @@ impl<'a> Monitor<'a> {
                         self.expiry.cancel_sent(&wire::id_text(t));
                     }
                 }
+                if let ("tasks/result", Some(t)) = (method, params.get("taskId")) {
+                    let t = wire::id_text(t);
+                    if !self.others(&t, e) {
+                        self.fetch_sent(&t, params, e.seq, e.t_ms);
+                    }
+                }
+                let cursor_known = params
+                    .get("cursor")
+                    .is_some_and(|c| self.cursors.contains(&c.to_string()));
                 self.asked.insert(
                     key(e, id),
                     Asked {
@@ -221,6 +355,7 @@ impl<'a> Monitor<'a> {
                         params,
                         seq: e.seq,
                         t_ms: e.t_ms,
+                        cursor_known,
                     },
                 );
             }
@@ -235,6 +370,7 @@ impl<'a> Monitor<'a> {
                 if dir == Direction::In {
                     self.augments(method, params, e);
                     self.names_a_task(method, params, e);
+                    self.inbound_request(key(e, id), method, params, e);
                     self.theirs
                         .insert(key(e, id), (method.to_string(), params.clone()));
                 }
@@ -253,6 +389,8 @@ impl<'a> Monitor<'a> {
             }
             (Direction::Out, MessageRef::Response { id, outcome }) => {
                 let (method, params) = self.theirs.remove(&key(e, id)).unwrap_or_default();
+                self.inbound_answered(&key(e, id), e);
+                self.opened |= method == "initialize";
                 let result = match outcome {
                     OutcomeRef::Result(result) => Some(result),
                     OutcomeRef::Error(_) => None,
@@ -272,12 +410,26 @@ impl<'a> Monitor<'a> {
                 }
             }
             (_, MessageRef::Response { id, outcome }) => {
-                let Some(asked) = self.asked.remove(&key(e, id)) else {
-                    return;
+                let k = key(e, id);
+                let Some(asked) = self.asked.remove(&k) else {
+                    return self.stray_response(&k, id, e);
                 };
+                self.one_response(k, e);
+                if self
+                    .latest_answered_sent_ms
+                    .is_none_or(|(t, _)| asked.t_ms >= t)
+                {
+                    self.latest_answered_sent_ms = Some((asked.t_ms, e.seq));
+                }
+                self.opened |= asked.method == "initialize";
                 if asked.method == "tasks/get" {
                     self.no_sse_for_get(e);
                 }
+                let answer = match outcome {
+                    OutcomeRef::Result(result) => Ok(result),
+                    OutcomeRef::Error(error) => Err(error),
+                };
+                self.answered_rules(&asked, answer, e);
                 let found = match outcome {
                     OutcomeRef::Result(result) => {
                         let task_of = asked
@@ -306,6 +458,37 @@ impl<'a> Monitor<'a> {
                 };
                 self.looked_up(&asked, e, found);
             }
+        }
+    }
+
+    /// The rules an answer is held to against its request and what came before it (judged
+    /// before its schema, so a violation a rule explains shows as that rule's consequence).
+    fn answered_rules(&mut self, asked: &Asked, answer: Result<&Value, &Value>, e: &Entry) {
+        if asked.method == "ping" && answer.is_ok() {
+            self.pinged(e);
+        }
+        self.negotiated(asked, answer, e);
+        self.looked_for(asked, answer, e);
+        match asked.method {
+            "tasks/cancel" => self.cancel_answered(asked, answer, e),
+            "tasks/result" => self.fetch_answered(asked, answer, e),
+            "tasks/list" => self.page_listed(asked, answer, e),
+            _ => {}
+        }
+        // a plain call refused because its tool runs only as a task tells nothing of what
+        // the call returns as one
+        let name = asked
+            .params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let required = self.conduct.task_support(name) == Some(Some("required"));
+        // only a request that may be made as a task has a twin to be compared with
+        let augmentable = task_capability(asked.method).is_some();
+        if augmentable && asked.params.get("task").is_none() && !(required && answer.is_err()) {
+            self.plain_outcomes
+                .entry(negotiation::plain_key(asked.method, asked.params))
+                .or_insert_with(|| (answer.cloned().map_err(Clone::clone), e.seq));
         }
     }
 
@@ -359,6 +542,7 @@ impl<'a> Monitor<'a> {
                 .invalid(official.as_deref().unwrap_or_default(), e.seq);
             return;
         }
+        let broke = self.failed_at.get(&e.seq).copied();
         let describe = |v: &[schema::Violation], origin: &str| match v {
             [] => format!("valid against the {origin}"),
             [first] => first.to_string(),
@@ -367,7 +551,7 @@ impl<'a> Monitor<'a> {
         self.findings.judge(
             "tasks.schema.receiver-messages",
             builtin.is_empty(),
-            explained_by_field(&builtin),
+            explained_by_field(&builtin).or(broke),
             || describe(&builtin, "built-in Tasks schema"),
             || vec![e.seq],
         );
@@ -375,7 +559,7 @@ impl<'a> Monitor<'a> {
             self.findings.judge(
                 "tasks.schema.official",
                 v.is_empty(),
-                explained_by_field(&v),
+                explained_by_field(&v).or(broke),
                 || describe(&v, &set.origin),
                 || vec![e.seq],
             );
@@ -410,6 +594,16 @@ impl<'a> Monitor<'a> {
             if s.is_terminal() && p.terminal.is_none() {
                 p.terminal = Some((s, e.seq, e.t_ms));
             }
+        }
+        if let Some(status) = status {
+            let sighting = book::Sighting {
+                status,
+                source,
+                asked,
+                received: e.seq,
+                t_ms: e.t_ms,
+            };
+            self.book.saw(&id, sighting);
         }
     }
 

@@ -21,8 +21,9 @@ impl Monitor<'_> {
             }
             "notifications/progress" => {
                 let token = params.get("progressToken").map(Value::to_string);
-                let Some((task, created)) = token.and_then(|t| self.progress.get(&t)) else {
-                    return;
+                let Some((task, created)) = token.as_ref().and_then(|t| self.progress.get(t))
+                else {
+                    return self.foreign_progress(params, token, e);
                 };
                 if e.seq < *created {
                     return;
@@ -36,6 +37,13 @@ impl Monitor<'_> {
                         }
                     }
                 }
+                self.findings.judge(
+                    TOKEN_VALID,
+                    true,
+                    None,
+                    || format!("progress of task {task:?} after its CreateTaskResult keeps its request's progressToken"),
+                    || vec![created, e.seq],
+                );
                 let got = wire::related_task_value(params).map(wire::id_text);
                 self.findings.judge(
                     RELATED_MESSAGES,
@@ -52,6 +60,30 @@ impl Monitor<'_> {
             }
             _ => {}
         }
+    }
+
+    /// Progress whose token no task-augmented request gave, naming a task in related-task
+    /// `_meta` whose request did give one: the token did not stay valid.
+    fn foreign_progress(&mut self, params: &Value, token: Option<String>, e: &Entry) {
+        let Some(named) = wire::related_task_value(params).map(wire::id_text) else {
+            return;
+        };
+        let Some((own, created)) = self
+            .progress
+            .iter()
+            .find(|(_, (task, created))| *task == named && *created < e.seq)
+            .map(|(t, (_, c))| (t.clone(), *c))
+        else {
+            return;
+        };
+        let token = token.unwrap_or_else(|| "none".into());
+        self.findings.judge(
+            TOKEN_VALID,
+            false,
+            None,
+            || format!("progress of task {named:?} after its CreateTaskResult carries progressToken {token}, not its request's {own}"),
+            || vec![created, e.seq],
+        );
     }
 
     /// Progress after a task was seen terminal: its notifications did not stop (a MUST, the

@@ -175,7 +175,7 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: CreatedAtDrifts, name: "created-at-drifts", rules: &["tasks.ttl.created-at-constant"], description: "`createdAt` moves one second earlier with every report", may_also: &[], follows: &[] },
     FaultInfo { fault: LastUpdatedGoesBack, name: "last-updated-goes-back", rules: &["tasks.ttl.last-updated-monotonic"], description: "`lastUpdatedAt` in tasks/get moves 1 ms earlier with every call", may_also: &[], follows: &[] },
     FaultInfo { fault: GetOmitsTtl, name: "get-omits-ttl", rules: &["tasks.ttl.get-includes-ttl"], description: "tasks/get results have no `ttl`", may_also: &[], follows: &["tasks.schema.receiver-messages"] },
-    FaultInfo { fault: ResultReturnsTask, name: "result-returns-task", rules: &["tasks.result.terminal-returns-final", "tasks.schema.receiver-messages"], description: "tasks/result on a terminal task returns the Task, not the outcome (so not the exact result either: its consequence)", may_also: &["tasks.result.blocks"], follows: &["tasks.result.exact"] },
+    FaultInfo { fault: ResultReturnsTask, name: "result-returns-task", rules: &["tasks.result.terminal-returns-final"], description: "tasks/result on a terminal task returns the Task, not the outcome (so not the exact result, nor a CallToolResult to the schema, either: its consequences)", may_also: &["tasks.result.blocks"], follows: &["tasks.result.exact", "tasks.schema.receiver-messages"] },
     FaultInfo { fault: ResultNotBlocking, name: "result-not-blocking", rules: &["tasks.result.blocks"], description: "tasks/result on an unfinished task fails at once instead of blocking", may_also: &[], follows: &[] },
     FaultInfo { fault: ResultErrorAsSuccess, name: "result-error-as-success", rules: &["tasks.result.terminal-returns-final"], description: "tasks/result turns the underlying JSON-RPC error into an `isError` result", may_also: &[], follows: &["tasks.result.exact"] },
     FaultInfo { fault: ResultErrorRewrapped, name: "result-error-rewrapped", rules: &["tasks.result.exact"], description: "tasks/result answers the underlying JSON-RPC error with its code but another message (as rmcp 2.2.0 rewraps it)", may_also: &[], follows: &[] },
@@ -189,8 +189,8 @@ pub const FAULTS: &[FaultInfo] = &[
     FaultInfo { fault: CancelTerminalOk, name: "cancel-terminal-ok", rules: &["tasks.cancel.terminal-rejected"], description: "cancelling a terminal task succeeds", may_also: &[], follows: &[] },
     FaultInfo { fault: CancelReportsWorking, name: "cancel-reports-working", rules: &["tasks.cancel.cancelled-before-response"], description: "tasks/cancel answers with the old status and cancels 200 ms later", may_also: &[], follows: &[] },
     FaultInfo { fault: CancelInputRequiredRejected, name: "cancel-input-required-rejected", rules: &["tasks.cancel.cancelled-before-response"], description: "tasks/cancel of a task in `input_required` gets -32602", may_also: &[], follows: &[] },
-    FaultInfo { fault: ListMethodMissing, name: "list-method-missing", rules: &["tasks.capability.list-supported", "tasks.errors.bad-cursor", "tasks.list.contains-retrievable"], description: "declares `tasks.list` but answers tasks/list with -32601", may_also: &[], follows: &[] },
-    FaultInfo { fault: CancelMethodMissing, name: "cancel-method-missing", rules: &["tasks.capability.cancel-supported", "tasks.errors.unknown-task-id", "tasks.cancel.terminal-rejected", "tasks.cancel.cancelled-before-response", "tasks.meta.ignore-request-related-task"], description: "declares `tasks.cancel` but answers tasks/cancel with -32601", may_also: &[], follows: &["tasks.cancel.stays-cancelled"] },
+    FaultInfo { fault: ListMethodMissing, name: "list-method-missing", rules: &["tasks.capability.list-supported"], description: "declares `tasks.list` but answers tasks/list with -32601 (what its pages and cursors would show: its consequences)", may_also: &[], follows: &["tasks.errors.bad-cursor", "tasks.list.contains-retrievable"] },
+    FaultInfo { fault: CancelMethodMissing, name: "cancel-method-missing", rules: &["tasks.capability.cancel-supported"], description: "declares `tasks.cancel` but answers tasks/cancel with -32601 (what a cancellation would show: its consequences)", may_also: &[], follows: &["tasks.errors.unknown-task-id", "tasks.cancel.terminal-rejected", "tasks.cancel.cancelled-before-response", "tasks.meta.ignore-request-related-task", "tasks.cancel.stays-cancelled"] },
     FaultInfo { fault: ListDropsNextCursor, name: "list-drops-next-cursor", rules: &["tasks.list.next-cursor"], description: "tasks/list pages never carry `nextCursor` (so later tasks are unreachable too: its consequence)", may_also: &[], follows: &["tasks.list.contains-retrievable"] },
     FaultInfo { fault: ResultOnce, name: "result-once", rules: &["tasks.result.terminal-returns-final"], description: "a second tasks/result of a task gets -32602, as if the result were consumed", may_also: &[], follows: &[] },
     FaultInfo { fault: ToolErrorCompletes, name: "tool-error-completes", rules: &["tasks.failed.tool-error"], description: "a tool result with `isError: true` ends the task `completed`", may_also: &[], follows: &[] },
@@ -297,14 +297,14 @@ const CLIENT_RULES: &[FaultInfo] = &[
     FaultInfo {
         fault: CancelMethodMissing,
         name: "cancel-method-missing",
-        rules: &[
-            "tasks.capability.cancel-supported",
+        rules: &["tasks.capability.cancel-supported"],
+        description: "declares `tasks.cancel` but answers tasks/cancel with -32601 (what a cancellation would show: its consequences)",
+        may_also: &[],
+        follows: &[
             "tasks.cancel.terminal-rejected",
             "tasks.cancel.cancelled-before-response",
+            "tasks.cancel.stays-cancelled",
         ],
-        description: "declares `tasks.cancel` but answers tasks/cancel with -32601",
-        may_also: &[],
-        follows: &["tasks.cancel.stays-cancelled"],
     },
 ];
 

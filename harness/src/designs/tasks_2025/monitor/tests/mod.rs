@@ -384,3 +384,5 @@ fn a_requestors_answer_to_a_tasks_request_names_that_task() {
     let checks = judge_conduct(&[plain, replied(1, json!({"action": "decline"}))], &ctx);
     assert!(checks.iter().all(|c| c.rule != rule));
 }
+
+mod rules;
