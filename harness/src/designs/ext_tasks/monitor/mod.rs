@@ -2,13 +2,20 @@
 //! `resultType` on every result, the Task shape, the state diagram, `inputRequests` keys, and
 //! what server/discover declares.
 
-use super::{declares, schema_types};
+mod negotiation;
+mod payloads;
+mod updates;
+
+use super::{
+    declares, request_capabilities, schema_types, EXTENSION, META_VERSION, MISSING_CAPABILITY,
+};
 use crate::model::{Finding, TaskStatus};
 use crate::monitor::{entropy, key, Context, Judgement, Tally};
 use crate::trace::{Direction, Entry};
 use crate::wire::{self, Message, Outcome};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+use updates::Read;
 
 /// The rules these monitors judge.
 pub const MONITOR_RULES: &[&str] = &[
@@ -31,6 +38,37 @@ pub const MONITOR_RULES: &[&str] = &[
     ACK_FIRST,
     NO_PROGRESS,
     SCHEMA,
+    EARLY,
+    DECLARED_ONLY,
+    negotiation::NO_TASK_UNDECLARED,
+    negotiation::LEGACY_NON_DECLARING,
+    negotiation::TASK_PARAM_IGNORED,
+    negotiation::NOT_UNDER_2025,
+    negotiation::MISSING_CAPABILITY_ERROR,
+    negotiation::METHODS_NEED_CAPABILITY,
+    negotiation::LISTEN_NEEDS_CAPABILITY,
+    negotiation::REQUEST_META,
+    negotiation::RESULT_REMOVED,
+    negotiation::LIST_REMOVED,
+    negotiation::HEADER_MISMATCH,
+    payloads::COMPLETED_RESULT,
+    payloads::FAILED_ERROR,
+    payloads::FAILED_MESSAGE,
+    payloads::INPUT_REQUESTS,
+    payloads::RESULT_EXACT,
+    payloads::ERROR_EXACT,
+    payloads::ONLY_JSONRPC,
+    updates::UPDATE_ACK,
+    updates::CANCEL_ACK,
+    updates::INPUT_ACCEPTED,
+    updates::UNKNOWN_KEYS,
+    updates::PARTIAL,
+    updates::MALFORMED,
+    updates::GET_UNKNOWN,
+    updates::UPDATE_UNKNOWN,
+    updates::CANCEL_UNKNOWN,
+    updates::CANCEL_EVENTUAL,
+    negotiation::MRTR_SYNCHRONOUS,
 ];
 
 const ADVERTISE: &str = "ext-tasks.capability.advertise";
@@ -64,6 +102,8 @@ struct Asked {
     t_ms: u64,
     /// The requestor that asked (the second one's session is `b`).
     peer: Option<String>,
+    /// The request metadata headers it went with, where the trace recorded them (HTTP).
+    headers: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// What one task showed so far.
@@ -107,6 +147,27 @@ struct Monitor {
     failed_at: HashMap<u64, &'static str>,
     /// Answers that did not find a task once its ttlMs had elapsed, each with why.
     expired: BTreeMap<u64, String>,
+    /// What the request that created each task asked (its plain twin's key).
+    origins: HashMap<String, (String, String)>,
+    /// The first finished read of each task that carried its outcome, and where.
+    outcomes: HashMap<String, (Value, u64)>,
+    /// The first answer to each tools/call made without the extension, by what it asks.
+    plain_outcomes: HashMap<(String, String), (Result<Value, Value>, u64)>,
+    /// The first task given for each tools/call made with the extension, by what it asks.
+    declared_tasks: HashMap<(String, String), u64>,
+    /// The first refusal of each tools/call made without the extension: asked, answered, error.
+    undeclared_errors: HashMap<(String, String), (u64, u64, Value)>,
+    /// Acknowledged updates of tasks the session was given.
+    updates: Vec<updates::Update>,
+    /// Requests of task ids no CreateTaskResult gave.
+    strangers: Vec<updates::Stranger>,
+    /// Every read of each task: its status and the keys it showed.
+    reads: HashMap<String, Vec<Read>>,
+    /// subscriptions/listen requests for task notifications that do not declare the
+    /// extension, by key.
+    undeclared_listens: HashMap<String, u64>,
+    /// Acknowledged cancellations: the task and the acknowledgement.
+    cancels: Vec<(String, u64)>,
 }
 
 /// Judges a run's trace by the extension's monitors.
@@ -116,6 +177,12 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
         m.entry(e, ctx);
     }
     m.ids();
+    m.missing_capability_judged();
+    m.exactness_judged();
+    m.updates_judged();
+    m.strangers_judged();
+    m.cancels_recorded();
+    let broke_on = m.findings.broke_on();
     let (checks, because) = m.findings.checks();
     Judgement {
         checks,
@@ -123,6 +190,7 @@ pub fn judge(entries: &[Entry], ctx: &Context) -> Judgement {
         harness_errors: Vec::new(),
         vanished: m.vanished,
         expired: m.expired,
+        broke_on,
     }
 }
 
@@ -146,6 +214,12 @@ impl Monitor {
             (Direction::Out, Message::Request { id, method, params }) => {
                 if method == "subscriptions/listen" {
                     self.streams.insert(key(e, &id), false);
+                    let undeclared = !declares(request_capabilities(&params))
+                        && request_capabilities(&params).is_object()
+                        && params.pointer("/notifications/taskIds").is_some();
+                    if undeclared {
+                        self.undeclared_listens.insert(key(e, &id), e.seq);
+                    }
                 }
                 if method == "tasks/cancel" {
                     let id = params.get("taskId").and_then(Value::as_str);
@@ -159,6 +233,7 @@ impl Monitor {
                     seq: e.seq,
                     t_ms: e.t_ms,
                     peer: e.peer.clone(),
+                    headers: e.headers.clone(),
                 };
                 self.asked.insert(key(e, &id), asked);
             }
@@ -166,6 +241,11 @@ impl Monitor {
                 let Some(asked) = self.asked.remove(&key(e, &id)) else {
                     return;
                 };
+                let answer = match &outcome {
+                    Outcome::Result(result) => Ok(result),
+                    Outcome::Error(error) => Err(error),
+                };
+                self.answered_rules(&asked, answer, e);
                 // the schema last, so a rule the message broke is known first
                 match outcome {
                     Outcome::Result(result) => {
@@ -186,6 +266,55 @@ impl Monitor {
             }
             _ => {}
         }
+    }
+
+    /// The rules an answer is held to against its request and what came before it.
+    fn answered_rules(&mut self, asked: &Asked, answer: Result<&Value, &Value>, e: &Entry) {
+        self.headers_matched(asked, answer, e);
+        self.negotiated(asked, answer, e);
+        self.remember(asked, answer, e);
+        self.task_request(asked, answer, e);
+        let Ok(result) = answer else { return };
+        let created = asked.method == "tools/call" && is_task_handle(result);
+        if created {
+            if let Some(id) = result.get("taskId").and_then(Value::as_str) {
+                let plain = negotiation::plain_key(&asked.method, &asked.params);
+                self.origins.insert(id.to_string(), plain);
+            }
+        }
+        if created || asked.method == "tasks/get" {
+            self.read(result, Some(asked.seq), e);
+        }
+        if asked.method == "tasks/get" {
+            self.payload(result, &[asked.seq, e.seq]);
+        }
+    }
+
+    /// A Task the server showed: its status and the keys of its `inputRequests`.
+    fn read(&mut self, task: &Value, asked: Option<u64>, e: &Entry) {
+        let (Some(id), Some(status)) = (
+            task.get("taskId").and_then(Value::as_str),
+            task.get("status").and_then(Value::as_str),
+        ) else {
+            return;
+        };
+        let keys = task
+            .get("inputRequests")
+            .and_then(Value::as_object)
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        self.reads.entry(id.to_string()).or_default().push(Read {
+            status: status.to_string(),
+            keys,
+            asked,
+            received: e.seq,
+            t_ms: e.t_ms,
+        });
+    }
+
+    /// Whether a CreateTaskResult of the session gave this task id.
+    fn handed_out(&self, id: &str) -> bool {
+        self.tasks.get(id).is_some_and(|s| s.created.is_some())
     }
 
     /// With `--schema`: a message of the receiver validates against the type it has.
@@ -330,6 +459,9 @@ impl Monitor {
         if let Some(k) = stream {
             let acked = self.streams.get(&k).copied().unwrap_or_default();
             if method == "notifications/subscriptions/acknowledged" {
+                if let Some(seq) = self.undeclared_listens.remove(&k) {
+                    self.listen_acknowledged(seq, e);
+                }
                 self.streams.insert(k, true);
             } else {
                 self.find(
@@ -356,6 +488,7 @@ impl Monitor {
         if method != "notifications/tasks" {
             return;
         }
+        self.read(params, None, e);
         let status = params
             .get("status")
             .and_then(Value::as_str)
@@ -686,111 +819,4 @@ fn short(v: Option<&Value>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::verdict::Verdict;
-    use serde_json::json;
-
-    #[test]
-    fn the_state_diagram_allows_what_it_draws_and_nothing_after_terminal() {
-        assert!(allowed("working", "input_required"));
-        assert!(allowed("input_required", "working"));
-        assert!(allowed("working", "completed"));
-        assert!(allowed("input_required", "cancelled"));
-        assert!(allowed("completed", "completed"));
-        assert!(!allowed("completed", "working"));
-        assert!(!allowed("failed", "completed"));
-        assert!(!allowed("cancelled", "input_required"));
-    }
-
-    #[test]
-    fn task_shapes_name_what_is_wrong() {
-        let good = json!({"taskId": "a", "status": "working", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": null});
-        assert!(shape_problems(&good).is_empty());
-        let bad = json!({"taskId": 1, "status": "done", "createdAt": "x", "ttl": 5, "pollIntervalMs": 1.5});
-        let problems = shape_problems(&bad).join("; ");
-        for part in [
-            "taskId",
-            "status",
-            "lastUpdatedAt",
-            "ttlMs",
-            "pollIntervalMs",
-        ] {
-            assert!(problems.contains(part), "{problems}");
-        }
-    }
-
-    /// A session in which task `t` (ttlMs 1000) is created by a request sent at 0 ms, found,
-    /// perhaps cancelled at 150 ms, and at `at_ms` not found.
-    fn expiry(at_ms: u64, cancelled: bool) -> Judgement {
-        let task = json!({"taskId": "t", "status": "working", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1000, "resultType": "task"});
-        let found = json!({"taskId": "t", "status": "completed", "createdAt": "x", "lastUpdatedAt": "x", "ttlMs": 1000, "resultType": "complete", "result": {"content": []}});
-        let request = |id: u64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let answer = |id: u64, result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
-        let mut trace = vec![
-            (
-                0,
-                Direction::Out,
-                request(1, "tools/call", json!({"name": "optional_sleep"})),
-            ),
-            (10, Direction::In, answer(1, task)),
-            (
-                100,
-                Direction::Out,
-                request(2, "tasks/get", json!({"taskId": "t"})),
-            ),
-            (110, Direction::In, answer(2, found)),
-        ];
-        if cancelled {
-            trace.push((
-                150,
-                Direction::Out,
-                request(3, "tasks/cancel", json!({"taskId": "t"})),
-            ));
-            trace.push((
-                160,
-                Direction::In,
-                answer(3, json!({"resultType": "complete"})),
-            ));
-        }
-        trace.push((
-            at_ms,
-            Direction::Out,
-            request(4, "tasks/get", json!({"taskId": "t"})),
-        ));
-        trace.push((at_ms + 5, Direction::In, json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "Task not found"}})));
-        let entries: Vec<Entry> = trace
-            .into_iter()
-            .enumerate()
-            .map(|(seq, (t, dir, message))| Entry::of(seq as u64 + 1, dir, t, message))
-            .collect();
-        let ctx = Context {
-            capabilities: &json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
-            official: None,
-            breaks: &[],
-            authorization: false,
-        };
-        judge(&entries, &ctx)
-    }
-
-    fn early(j: &Judgement) -> Vec<Verdict> {
-        j.checks
-            .iter()
-            .filter(|c| c.rule == EARLY)
-            .map(|c| c.verdict)
-            .collect()
-    }
-
-    #[test]
-    fn a_task_discarded_before_its_ttl_expired_early_and_after_it_did_not() {
-        let before = expiry(500, false);
-        assert!(early(&before).contains(&Verdict::Fail));
-        assert!(before.expired.is_empty());
-        // after its ttl the answer is one nothing can be judged on (the task may be gone)
-        let after = expiry(1100, false);
-        assert!(!early(&after).contains(&Verdict::Fail));
-        assert_eq!(after.expired.keys().copied().collect::<Vec<_>>(), vec![6]);
-        // a cancelled task may go at once
-        assert!(!early(&expiry(500, true)).contains(&Verdict::Fail));
-    }
-}
+mod tests;

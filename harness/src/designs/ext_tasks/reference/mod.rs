@@ -446,12 +446,16 @@ impl ExtReference {
     }
 }
 
-/// Takes answers to outstanding requests: each leaves `inputRequests` at once, and the work
-/// waiting for them wakes.
+/// Takes answers to outstanding requests: each leaves `inputRequests` at once, the task
+/// waits for input no more once none is left (never `input_required` with nothing to ask),
+/// and the work waiting for them wakes.
 fn take_answers(task: &mut Task, answers: Vec<(String, Value)>) {
     for (key, answer) in answers {
         task.asking.remove(&key);
         task.answers.insert(key, answer);
+    }
+    if task.asking.is_empty() && task.status == "input_required" {
+        task.status = "working";
     }
     task.updated_at = now();
     task.wake.notify_one();
