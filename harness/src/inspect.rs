@@ -251,6 +251,11 @@ pub fn explain(rule: &Rule, scenarios: &[Scenario]) -> String {
     if let Some(n) = &rule.note {
         out.push_str(&format!("  note:     {n}\n"));
     }
+    if let Some(why) = &rule.scenario_only {
+        out.push_str(&format!(
+            "  judged:   only by `run`'s scenarios, not from a recorded trace: {why}\n"
+        ));
+    }
     if let Some(r) = &rule.reason {
         out.push_str(&format!("  reason:   {r}\n"));
     }

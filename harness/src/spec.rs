@@ -86,6 +86,21 @@ pub struct Rule {
     /// For a rule no keyword states: the spec's sentence it is derived from.
     #[serde(default)]
     pub derived_from: Option<String>,
+    /// Why the design's monitors cannot judge the rule from a trace, where only a scenario's
+    /// own act shows it (a run's setting, the known length of a fixture's work): the short
+    /// list of rules `check` and `watch` leave to `run`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario_only: Option<String>,
+    /// For a requestor rule: the receiver rules whose failure can lead a correct client to
+    /// break it (a client cannot copy what the server never sent), so a failure of one
+    /// excuses it, shown as that failure's consequence. No other server failure does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub depends_on: Vec<String>,
+    /// For a requestor rule judged on what the client left undone: it needs the conversation
+    /// to have ended by the client's doing (or gone quiet), else the client may simply not
+    /// have got there yet.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_end: bool,
     /// The official conformance suite's checks of the same requirement, as
     /// `<official scenario>:<check id>`; the first names the rule's checks in `checks.json`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

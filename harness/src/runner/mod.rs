@@ -3,6 +3,7 @@
 mod cleanup;
 pub mod roots;
 mod steps;
+mod witness;
 
 use crate::design::Unspoken;
 use crate::designs::Profile;
@@ -269,6 +270,9 @@ impl Ending {
     }
 }
 
+/// How long a receiver is given to exit once its session is over and its input closed.
+const CLOSE_GRACE: Duration = Duration::from_millis(100);
+
 /// The rule a receiver breaks by going away or no longer answering mid-scenario.
 pub const SURVIVES_RULE: &str = "wire.survives";
 /// The rule a receiver breaks by answering a request twice, or an id never used.
@@ -380,6 +384,9 @@ pub async fn run_scenario<C: Connect>(
         let caps = &server.capabilities;
         cleanup::cancel_unfinished(&session, &run.trace, wire, caps, limits.request).await;
     }
+    // ended as a client leaving politely does: a stdio receiver gets its input closed and a
+    // moment to exit (a server behind `watch` writes its recording then) before it is stopped
+    session.close(CLOSE_GRACE).await;
     drop(session);
     let initialized = run.server.is_some();
     let ending = match outcome {
@@ -413,6 +420,9 @@ pub async fn run_scenario<C: Connect>(
     let mut because = Vec::new();
     let mut vanished = Default::default();
     let mut expired = Default::default();
+    // rules the monitors saw fail: the ending's own failure of one is theirs already
+    let mut monitors_failed = BTreeSet::new();
+    let mut steps = run.checks.len();
     if let Some(server) = &run.server {
         let judgement = scenario.profile.judge(
             &run.trace,
@@ -423,6 +433,22 @@ pub async fn run_scenario<C: Connect>(
                 authorization: connector.distinct_auth(),
             },
         );
+        let monitored = scenario.profile.facts().monitor_rules;
+        // (an answer about a task whose ttl had elapsed is no failure: what a step saw fail
+        // on one stays, shown untestable with why)
+        let explained: BTreeSet<u64> = (judgement.broke_on.iter())
+            .chain(judgement.vanished.keys())
+            .copied()
+            .collect();
+        let witnessed = std::mem::take(&mut run.checks);
+        run.checks = witness::published(witnessed, monitored, &judgement.checks, &explained);
+        steps = run.checks.len();
+        monitors_failed = judgement
+            .checks
+            .iter()
+            .filter(|c| c.broke())
+            .map(|c| c.rule.clone())
+            .collect();
         because = vec![None; run.checks.len()];
         because.extend(judgement.because);
         run.checks.extend(judgement.checks);
@@ -435,7 +461,16 @@ pub async fn run_scenario<C: Connect>(
     }
     let ending_root = ending.as_ref().and_then(|e| e.root.clone());
     if let Some(root) = &ending_root {
-        run.checks.push(root.clone());
+        // the monitors saw the same failure in the trace: one check, which says what the
+        // transport knew of it (the decoding error, the exit status, stderr)
+        match run
+            .checks
+            .iter_mut()
+            .find(|c| monitors_failed.contains(&root.rule) && c.rule == root.rule && c.broke())
+        {
+            Some(seen) => seen.message = root.message.clone(),
+            None => run.checks.push(root.clone()),
+        }
     }
     if let Some(Ending {
         verdict: Verdict::Error,
@@ -490,6 +525,7 @@ pub async fn run_scenario<C: Connect>(
             vanished: &vanished,
             expired: &expired,
             sent_by: &state.sent_by,
+            steps,
             trace: &run.trace,
         },
     );

@@ -33,6 +33,9 @@ pub struct Facts<'a> {
     pub expired: &'a BTreeMap<u64, String>,
     /// The step that sent each request (or took each receiver message), by trace number.
     pub sent_by: &'a BTreeMap<u64, String>,
+    /// How many of the checks, the first, are the steps' own: a step's `given` rules explain
+    /// its own judgements, never a monitor's (the monitors' relations are their `because`).
+    pub steps: usize,
     pub trace: &'a [Entry],
 }
 
@@ -108,7 +111,11 @@ pub fn attribute(
                 .filter(|r| !hides_must(*r))
                 .map(|r| (rule.to_string(), checks[r].step.clone()))
         } else {
-            let wanted = c.step.as_ref().and_then(|s| given.get(s));
+            let wanted = c
+                .step
+                .as_ref()
+                .filter(|_| i < facts.steps)
+                .and_then(|s| given.get(s));
             // a monitor judging the very message the step judged: one defect seen twice
             let own = c.step.as_ref().and_then(|s| own_rules.get(s));
             let judged_here = |rule: &String| own.is_some_and(|r| r.contains(rule));
@@ -302,6 +309,7 @@ mod tests {
             vanished: &BTreeMap::new(),
             expired: &BTreeMap::new(),
             sent_by: &none,
+            steps: usize::MAX,
             trace: &[],
         };
         attribute("s", &HashMap::new(), &HashMap::new(), checks, &facts)
@@ -346,6 +354,7 @@ mod tests {
             vanished: &BTreeMap::new(),
             expired: &BTreeMap::new(),
             sent_by: &none,
+            steps: usize::MAX,
             trace: &[],
         };
         let out = attribute("s", &given, &HashMap::new(), checks, &facts);

@@ -276,6 +276,99 @@ pub fn fault_problems<F: Where>(
     problems
 }
 
+/// Faults whose only sign is one a scenario knows from the role of the tool it called, which
+/// no message of the trace shows: `check` cannot flag them (each with why).
+pub const SCENARIO_FORMS: [(&str, &str); 3] = [
+    (
+        "input-task-fails",
+        "the task fails at once without asking anything: that its tool needed input is the fixture role's (elicit_input), not the trace's",
+    ),
+    (
+        "mrtr-inside-task",
+        "the task asks through its inputRequests, as any task may: that the tool needed the answer before its task existed is the fixture role's (confirm_first)",
+    ),
+    (
+        "one-input-request",
+        "the task asks one request at a time, as any task may: that it had two outstanding at once is the fixture role's (elicit_pair)",
+    ),
+];
+
+/// A rule's verdict as one judge reads it: broken, judged and not broken (held, or broken
+/// only as the consequence of another failure), not applicable to the run (its transport,
+/// its settings, a capability the receiver lacks), or not judged.
+fn judged_as(verdict: &str) -> &'static str {
+    match verdict {
+        // a consequence is no failure of its own: what it explains is judged elsewhere
+        "pass" | "info" | "consequence" => "not broken",
+        "fail" | "warn" => "broken",
+        "not-applicable" => "not applicable",
+        _ => "not judged",
+    }
+}
+
+/// Where `check --judge both` of a run's own trace (`trace`, recorded with `--trace`) judges a
+/// receiver rule otherwise than the run did (`live`, its JSON report): one judge gives the same
+/// messages the same verdict, whoever produced them. The rules only a scenario can judge
+/// (the catalogue's `scenario_only`) are left out, and so are a fault's own rules where only
+/// the scenario sees it (`SCENARIO_FORMS`) and what the run found not applicable.
+pub fn one_judge_problems(
+    tag: &str,
+    profile: &str,
+    trace: &std::path::Path,
+    live: &Value,
+    fault: Option<&FaultInfo<impl Copy>>,
+) -> Vec<String> {
+    let report = temp_path(&format!("{tag}-offline.json"));
+    let out = taskcheck(&[
+        "check",
+        trace.to_str().unwrap(),
+        "--profile",
+        profile,
+        "--judge",
+        "both",
+        "--report-json",
+        report.to_str().unwrap(),
+    ]);
+    let Ok(text) = std::fs::read_to_string(&report) else {
+        return vec![format!(
+            "{tag}: check wrote no report: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )];
+    };
+    let offline: Value = serde_json::from_str(&text).unwrap();
+    let exempt: Vec<&str> = fault
+        .filter(|f| SCENARIO_FORMS.iter().any(|(name, _)| *name == f.name))
+        .map(|f| f.rules.iter().chain(f.follows).copied().collect())
+        .unwrap_or_default();
+    let of = |doc: &Value| -> std::collections::BTreeMap<String, &'static str> {
+        verdicts(doc)
+            .into_iter()
+            .map(|(rule, verdict)| (rule, judged_as(&verdict)))
+            .collect()
+    };
+    let (live, offline) = (of(live), of(&offline));
+    let mut rules: Vec<&String> = live.keys().chain(offline.keys()).collect();
+    rules.sort();
+    rules.dedup();
+    rules
+        .into_iter()
+        .filter(|r| {
+            spec::rule(r).is_some_and(|rule| {
+                rule.actor == spec::Actor::Receiver && rule.scenario_only.is_none()
+            }) && !exempt.contains(&r.as_str())
+        })
+        .filter_map(|r| {
+            let (a, b) = (
+                live.get(r).copied().unwrap_or("not judged"),
+                offline.get(r).copied().unwrap_or("not judged"),
+            );
+            // what the run's settings made not applicable, a trace does not say
+            (a != b && a != "not applicable")
+                .then(|| format!("{tag}: {r} is {a} in the run, {b} by check of its trace"))
+        })
+        .collect()
+}
+
 /// Runs `check` over `items` on `workers` threads, each taking the next item when it is done
 /// with one (a slow item holds up no other), and gathers the problems it reports.
 pub fn in_parallel<T: Sync>(
@@ -354,8 +447,19 @@ pub fn tasks_2025_faults_over_stdio(knobs: &[&str], workers: usize) -> Vec<Strin
     let faults: Vec<_> = FAULTS.iter().filter(|f| !f.http_only()).collect();
     in_parallel(&faults, workers, |fault| {
         let tag = format!("stdio-{}-{}", knobs.join(""), fault.name);
-        let (code, out, doc) = run(&reference(&[fault.name]), knobs, &tag);
-        fault_problems(fault, code, &out, &doc)
+        let trace = temp_path(&format!("{tag}.jsonl"));
+        let mut extra = knobs.to_vec();
+        extra.extend_from_slice(&["--trace", trace.to_str().unwrap()]);
+        let (code, out, doc) = run(&reference(&[fault.name]), &extra, &tag);
+        let mut problems = fault_problems(fault, code, &out, &doc);
+        problems.extend(one_judge_problems(
+            &tag,
+            "2025-11-25",
+            &trace,
+            &doc,
+            Some(*fault),
+        ));
+        problems
     })
 }
 
@@ -372,8 +476,18 @@ pub fn tasks_2025_faults_over_http(knobs: &[&str], workers: usize) -> Vec<String
             extra.extend_from_slice(&AUTH);
         }
         let tag = format!("http-{}-{}", knobs.join(""), fault.name);
+        let trace = temp_path(&format!("{tag}.jsonl"));
+        extra.extend_from_slice(&["--trace", trace.to_str().unwrap()]);
         let (code, out, doc) = run_against(&["--url", &server.url], &extra, &tag);
-        fault_problems(fault, code, &out, &doc)
+        let mut problems = fault_problems(fault, code, &out, &doc);
+        problems.extend(one_judge_problems(
+            &tag,
+            "2025-11-25",
+            &trace,
+            &doc,
+            Some(*fault),
+        ));
+        problems
     })
 }
 
@@ -388,8 +502,18 @@ pub fn ext_faults_over_stdio(knobs: &[&str], workers: usize) -> Vec<String> {
         let mut extra = vec!["--profile", "ext-tasks"];
         extra.extend_from_slice(knobs);
         let tag = format!("ext-stdio-{}-{}", knobs.join(""), fault.name);
+        let trace = temp_path(&format!("{tag}.jsonl"));
+        extra.extend_from_slice(&["--trace", trace.to_str().unwrap()]);
         let (code, out, doc) = run(&ext_reference(&[fault.name]), &extra, &tag);
-        fault_problems(fault, code, &out, &doc)
+        let mut problems = fault_problems(fault, code, &out, &doc);
+        problems.extend(one_judge_problems(
+            &tag,
+            "ext-tasks",
+            &trace,
+            &doc,
+            Some(*fault),
+        ));
+        problems
     })
 }
 
@@ -403,8 +527,18 @@ pub fn ext_faults_over_http(knobs: &[&str], workers: usize) -> Vec<String> {
         extra.extend_from_slice(knobs);
         extra.extend_from_slice(&AUTH);
         let tag = format!("ext-http-{}-{}", knobs.join(""), fault.name);
+        let trace = temp_path(&format!("{tag}.jsonl"));
+        extra.extend_from_slice(&["--trace", trace.to_str().unwrap()]);
         let (code, out, doc) = run_against(&["--url", &server.url], &extra, &tag);
-        fault_problems(fault, code, &out, &doc)
+        let mut problems = fault_problems(fault, code, &out, &doc);
+        problems.extend(one_judge_problems(
+            &tag,
+            "ext-tasks",
+            &trace,
+            &doc,
+            Some(*fault),
+        ));
+        problems
     })
 }
 

@@ -162,6 +162,7 @@ impl Design for Probe {
             harness_errors: Vec::new(),
             vanished: Default::default(),
             expired: Default::default(),
+            broke_on: Default::default(),
         }
     }
 

@@ -52,7 +52,7 @@ const FACTS: Facts = Facts {
     scenario_folders: &["2025-11-25/server", "2025-11-25/client"],
     own_scenarios: &[],
     task_tools_capability: "tasks.requests.tools.call",
-    monitor_rules: &monitor::MONITOR_RULES,
+    monitor_rules: monitor::MONITOR_RULES,
     conduct_rules: &monitor::CONDUCT_RULES,
     has_client_receivers: true,
     fuzz_wire_rules: &[
