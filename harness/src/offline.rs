@@ -14,6 +14,7 @@ use crate::runner::{roots, ScenarioRun};
 use crate::scenario::Scenario;
 use crate::schema::SchemaSet;
 use crate::session::ServerInfo;
+use crate::suite;
 use crate::trace::{Direction, Entry};
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -127,6 +128,10 @@ struct Judged {
     /// The transport it was recorded on.
     transport: String,
     run: ScenarioRun,
+    /// Over HTTP, where every session of a trace is one server's: the task ids its
+    /// CreateTaskResults gave (with their trace numbers), and the rule that holds them unique
+    /// across the sessions.
+    created: Option<(Vec<(String, u64)>, &'static str)>,
 }
 
 impl Judge<'_> {
@@ -134,6 +139,10 @@ impl Judge<'_> {
         let profile = self.profile.unwrap_or_else(|| profile_of(&trace));
         let transport = trace.first().map(|e| e.transport.clone());
         let mut run = judge_session(&name, trace, profile, self.official, self.library);
+        let created = match (profile.facts().created_task_ids, transport.as_deref()) {
+            (Some((at, rule)), Some("http")) => Some((suite::created_ids(&run.trace, at), rule)),
+            _ => None,
+        };
         if self.sides != Sides::Receiver {
             // the client is judged on what the server did too, so the server is judged first
             let client = watched::checks(profile, &run.trace, &run.checks);
@@ -157,6 +166,7 @@ impl Judge<'_> {
             profile,
             transport: transport.unwrap_or_else(|| "stdio".into()),
             run,
+            created,
         }
     }
 }
@@ -244,6 +254,8 @@ struct Folder {
     folded: Folded,
     /// The profile and transport of the session whose first line came first.
     first: Option<(usize, Profile, String)>,
+    /// Each session's created task ids over HTTP: its place, name, the ids and their rule.
+    created: Vec<(usize, suite::Created)>,
 }
 
 /// How many sessions that do not meet a rule are listed as its examples once folding began.
@@ -257,10 +269,15 @@ impl Folder {
             shown: HashMap::new(),
             folded: Folded::default(),
             first: None,
+            created: Vec::new(),
         }
     }
 
-    fn add(&mut self, judged: Judged) {
+    fn add(&mut self, mut judged: Judged) {
+        if let Some((ids, rule)) = judged.created.take() {
+            self.created
+                .push((judged.slot, (judged.run.id.clone(), ids, rule)));
+        }
         if self
             .first
             .as_ref()
@@ -293,6 +310,15 @@ impl Folder {
     /// The report: listed sessions in the order their first lines came, then the folded.
     fn report(mut self, origin: &str) -> RunReport {
         self.listed.sort_by_key(|j| j.slot);
+        // one server gave every session's tasks: an id given twice is judged as `run` does
+        self.created.sort_by_key(|(slot, _)| *slot);
+        let ids: Vec<suite::Created> = self.created.drain(..).map(|(_, c)| c).collect();
+        let listed = &mut self.listed;
+        suite::repeated_ids(&ids, |name, check| {
+            if let Some(j) = listed.iter_mut().find(|j| j.run.id == name) {
+                j.run.checks.push(check);
+            }
+        });
         let (profile, transport) = self
             .first
             .map(|(_, profile, transport)| (profile, transport))
@@ -668,6 +694,7 @@ fn judge_session(
             vanished: &judgement.vanished,
             expired: &judgement.expired,
             sent_by: &Default::default(),
+            steps: 0,
             trace: &trace,
         },
     );

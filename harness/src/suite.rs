@@ -94,21 +94,42 @@ pub async fn run_all<C: Connect + 'static>(
 /// Fails the design's id-uniqueness rule in each scenario whose session was given a task id
 /// (at the JSON pointer `at` of a result) an earlier scenario's session was given too, by the
 /// one receiver they share.
-fn ids_unique_across(runs: &mut [ScenarioRun], at: &str, rule: &str) {
-    let mut first: HashMap<String, String> = HashMap::new();
-    for run in runs.iter_mut() {
+fn ids_unique_across(runs: &mut [ScenarioRun], at: &str, rule: &'static str) {
+    let ids: Vec<Created> = runs
+        .iter()
+        .map(|r| (r.id.clone(), created_ids(&r.trace, at), rule))
+        .collect();
+    repeated_ids(&ids, |name, check| {
+        if let Some(run) = runs.iter_mut().find(|r| r.id == name) {
+            run.checks.push(check);
+        }
+    });
+}
+
+/// A session's name, the task ids it was given with their trace numbers, and the rule that
+/// holds them unique across the sessions of one receiver.
+pub type Created = (String, Vec<(String, u64)>, &'static str);
+
+/// For each session, in order: a failure of that rule where an earlier session
+/// was given one of its ids too, by the one receiver they share.
+pub fn repeated_ids(
+    sessions: &[Created],
+    mut fail: impl FnMut(&str, Check),
+) {
+    let mut first: HashMap<&str, &str> = HashMap::new();
+    for (name, created, rule) in sessions {
         let mut repeated = Vec::new();
-        for (id, seq) in created_ids(&run.trace, at) {
-            match first.get(&id) {
-                Some(earlier) if *earlier != run.id => repeated.push((id, seq, earlier.clone())),
+        for (id, seq) in created {
+            match first.get(id.as_str()) {
+                Some(earlier) if *earlier != name => repeated.push((id, seq, *earlier)),
                 Some(_) => {}
                 None => {
-                    first.insert(id, run.id.clone());
+                    first.insert(id, name);
                 }
             }
         }
         if let Some((id, seq, earlier)) = repeated.first() {
-            run.checks.push(Check::judged(
+            let check = Check::judged(
                 rule,
                 false,
                 format!(
@@ -118,14 +139,15 @@ fn ids_unique_across(runs: &mut [ScenarioRun], at: &str, rule: &str) {
                         n => format!(" (and {} more)", n - 1),
                     }
                 ),
-                vec![*seq],
-            ));
+                vec![**seq],
+            );
+            fail(name, check);
         }
     }
 }
 
 /// The task ids CreateTaskResults gave in a trace, with their trace numbers.
-fn created_ids(trace: &[Entry], at: &str) -> Vec<(String, u64)> {
+pub fn created_ids(trace: &[Entry], at: &str) -> Vec<(String, u64)> {
     trace
         .iter()
         .filter(|e| e.dir == Direction::In)
