@@ -6,7 +6,7 @@
 //! (`Mcp-Session-Id`) or, for traffic without one, by client, for judging once the proxy stops.
 
 use crate::reference::record::ENDED;
-use crate::requestor::watched::QUIET;
+use crate::requestor::watched::{COMMAND_ENDED, QUIET};
 use crate::trace::{Direction, Entry, Trace};
 use crate::transport::http::{VIA_GET, VIA_POST_JSON, VIA_POST_SSE};
 use crate::transport::routing::{METHOD_HEADER, NAME_HEADER, VERSION_HEADER};
@@ -42,10 +42,12 @@ const HOP: [&str; 6] = [
 ];
 
 /// When the proxy stops: after `sessions` sessions ended (a DELETE), or `idle` without a
-/// request, or on Ctrl-C, whichever comes first.
+/// request, or once `command` says the command it served ended (`watch --exec`), or on
+/// Ctrl-C, whichever comes first.
 pub struct Stop {
     pub sessions: Option<usize>,
     pub idle: Option<Duration>,
+    pub command: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 /// The proxy's state: where requests go, what it recorded, and what decides when it stops.
@@ -223,6 +225,8 @@ pub enum Stopped {
     Idle,
     /// SIGINT or SIGTERM.
     Signal,
+    /// The command the proxy served ended (`watch --exec`).
+    Command,
 }
 
 impl Stopped {
@@ -232,6 +236,7 @@ impl Stopped {
             Stopped::Sessions => "the sessions asked for ended",
             Stopped::Idle => "no request came for the time --idle-exit gives",
             Stopped::Signal => "a signal",
+            Stopped::Command => "the command it served ended",
         }
     }
 }
@@ -245,12 +250,13 @@ pub struct Relayed {
     pub stopped: Stopped,
 }
 
-/// Serves the proxy on `listen` (its URL printed on stdout, first) until it stops as `stop`
-/// says.
+/// Serves the proxy on `listen` (its URL printed on stdout, first, and given to `started`)
+/// until it stops as `stop` says.
 pub async fn run(
     listen: SocketAddr,
     upstream: reqwest::Url,
     stop: Stop,
+    started: impl FnOnce(&str) -> Result<(), String>,
 ) -> Result<Relayed, String> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
@@ -258,9 +264,11 @@ pub async fn run(
     let bound = listener
         .local_addr()
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
-    println!("http://{bound}/mcp");
+    let url = format!("http://{bound}/mcp");
+    println!("{url}");
     use std::io::Write;
     let _ = std::io::stdout().flush();
+    started(&url)?;
     // a redirect is the client's to follow, not the proxy's: it is passed back as it came
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -288,6 +296,9 @@ pub async fn run(
     // judged as having left
     let quiet = match (stopped, stop.idle) {
         (Stopped::Idle, Some(idle)) => Some(format!("{QUIET}{} s", idle.as_secs())),
+        // the clients were the command's: they are done with it (stateless traffic, which no
+        // DELETE ends, ends with the command)
+        (Stopped::Command, _) => Some(COMMAND_ENDED.to_string()),
         _ => None,
     };
     let (entries, count) = conversations.finish(quiet.as_deref());
@@ -322,9 +333,16 @@ async fn stopped(proxy: &Proxy, stop: &Stop) -> Stopped {
             tokio::time::sleep(idle - since).await;
         }
     };
+    let command = async {
+        let Some(mut ended) = stop.command.clone() else {
+            return std::future::pending().await;
+        };
+        let _ = ended.wait_for(|done| *done).await;
+    };
     tokio::select! {
         _ = sessions => Stopped::Sessions,
         _ = idle => Stopped::Idle,
+        _ = command => Stopped::Command,
         _ = super::terminated() => Stopped::Signal,
     }
 }

@@ -118,8 +118,9 @@ pub struct Watched {
 /// Runs `command` (a program and its arguments) as the server of this process's own client:
 /// its stdin from ours, its stdout to ours, its stderr to ours, until the server ends its output
 /// (or, once the client closed its input or a signal came, [`SERVER_GRACE`] has passed, or a
-/// signal came again: then it is killed).
-pub async fn run(command: &[String]) -> Result<Watched, String> {
+/// signal came again: then it is killed). `ending` is shown the conversation as soon as either
+/// side ended it, before the server is waited for (a client may stop this process then).
+pub async fn run(command: &[String], ending: impl FnOnce(&[Entry])) -> Result<Watched, String> {
     let (program, args) = command
         .split_first()
         .ok_or("no server command given (after `--`)")?;
@@ -162,6 +163,7 @@ pub async fn run(command: &[String]) -> Result<Watched, String> {
             Ender::Signal
         }
     };
+    trace.with_entries(ending);
     if ender != Ender::Server {
         let ended = tokio::select! {
             done = tokio::time::timeout(SERVER_GRACE, &mut down) => done.is_ok(),
