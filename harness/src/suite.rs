@@ -112,10 +112,7 @@ pub type Created = (String, Vec<(String, u64)>, &'static str);
 
 /// For each session, in order: a failure of that rule where an earlier session
 /// was given one of its ids too, by the one receiver they share.
-pub fn repeated_ids(
-    sessions: &[Created],
-    mut fail: impl FnMut(&str, Check),
-) {
+pub fn repeated_ids(sessions: &[Created], mut fail: impl FnMut(&str, Check)) {
     let mut first: HashMap<&str, &str> = HashMap::new();
     for (name, created, rule) in sessions {
         let mut repeated = Vec::new();

@@ -73,7 +73,7 @@ impl Monitor<'_> {
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let declared = has_capability(self.ctx.capabilities, "tasks.requests.tools.call");
+        let declared = self.declared.calls;
         let support = self.conduct.task_support(name).flatten();
         // a malformed `task` may be processed normally (tasks.errors.malformed-task-param)
         let well_formed = asked.params.get("task").is_some_and(|t| {

@@ -31,8 +31,7 @@ impl Monitor<'_> {
             return;
         };
         let id = &id;
-        if negotiation::unserved(asked.method, answer, self.ctx.capabilities) || self.others(id, e)
-        {
+        if negotiation::unserved(asked.method, answer, self.declared) || self.others(id, e) {
             return;
         }
         // related-task `_meta` naming another task is ignore-request-related-task's to judge

@@ -13,21 +13,17 @@ pub(super) const SURVIVES: &str = "wire.survives";
 impl Monitor<'_> {
     /// A response of the receiver's to no open request of the requestor's: one already
     /// answered, or an id never sent.
-    pub(super) fn stray_response(&mut self, key: &str, id: &Value, e: &Entry) {
+    pub(super) fn stray_response(&mut self, id: &Value, e: &Entry) {
         if id.is_null() {
             return;
         }
-        let why = match self.answered.get(key) {
-            Some(first) => format!("a second response to request {id} (first at trace #{first})"),
-            None => format!("a response to id {id}, which no request used"),
-        };
-        self.findings
-            .judge(ONE_RESPONSE, false, None, || why, || vec![e.seq]);
-    }
-
-    /// A response to an open request (only a stray one is judged).
-    pub(super) fn one_response(&mut self, key: String, e: &Entry) {
-        self.answered.insert(key, e.seq);
+        self.findings.judge(
+            ONE_RESPONSE,
+            false,
+            None,
+            || format!("a response to id {id}, which no open request had: one already answered, or an id no request used"),
+            || vec![e.seq],
+        );
     }
 
     /// An entry of the receiver's that holds no JSON-RPC message: output that is no MCP

@@ -57,7 +57,7 @@ impl Monitor<'_> {
                 evidence,
             );
         }
-        if negotiation::unserved(method, answer, self.ctx.capabilities) {
+        if negotiation::unserved(method, answer, self.declared) {
             // an operation declared and not served is its capability rule's failure
             return self.unserved_consequences(asked, e);
         }

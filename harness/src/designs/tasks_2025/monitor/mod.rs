@@ -157,8 +157,6 @@ struct Monitor<'a> {
     book: book::Book,
     /// Whether the receiver answered the opening request: before it, its output is not judged.
     opened: bool,
-    /// Requests answered, by key, with their answer: a second answer is a stray one.
-    answered: HashMap<String, u64>,
     /// The receiver went away with nothing open (trace number): a later request breaks it.
     gone: Option<u64>,
     /// The receiver's last stderr lines.
@@ -189,6 +187,8 @@ struct Monitor<'a> {
     creations: Vec<(String, u64)>,
     /// How many CreateTaskResults gave each task id.
     creations_of: HashMap<String, usize>,
+    /// What the receiver's capabilities declare.
+    declared: negotiation::Declared,
 }
 
 /// A task whose request carried a progress token.
@@ -280,7 +280,6 @@ fn watch<'a>(entries: &'a [Entry], ctx: &'a Context<'a>) -> Monitor<'a> {
         naming: Vec::new(),
         book: book::Book::default(),
         opened: false,
-        answered: HashMap::new(),
         gone: None,
         stderr: Vec::new(),
         latest_answered_sent_ms: None,
@@ -296,6 +295,7 @@ fn watch<'a>(entries: &'a [Entry], ctx: &'a Context<'a>) -> Monitor<'a> {
         missing: Vec::new(),
         creations: Vec::new(),
         creations_of: HashMap::new(),
+        declared: negotiation::Declared::of(ctx.capabilities),
     };
     for e in entries {
         m.entry(e);
@@ -412,9 +412,8 @@ impl<'a> Monitor<'a> {
             (_, MessageRef::Response { id, outcome }) => {
                 let k = key(e, id);
                 let Some(asked) = self.asked.remove(&k) else {
-                    return self.stray_response(&k, id, e);
+                    return self.stray_response(id, e);
                 };
-                self.one_response(k, e);
                 if self
                     .latest_answered_sent_ms
                     .is_none_or(|(t, _)| asked.t_ms >= t)

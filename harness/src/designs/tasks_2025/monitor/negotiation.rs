@@ -38,6 +38,40 @@ pub(super) fn is_task_answer(result: &Value) -> bool {
         || result.get("taskId").is_some() && result.get("content").is_none()
 }
 
+/// What the receiver's capabilities declare, read once for the session.
+#[derive(Default, Clone, Copy)]
+pub(super) struct Declared {
+    /// `tasks.requests.tools.call`
+    pub calls: bool,
+    pub list: bool,
+    pub cancel: bool,
+    /// A task capability, per request type that may be task-augmented.
+    augmentable: [bool; 3],
+}
+
+impl Declared {
+    pub fn of(capabilities: &Value) -> Declared {
+        let has = |path| has_capability(capabilities, path);
+        let methods = ["tools/call", "sampling/createMessage", "elicitation/create"];
+        Declared {
+            calls: has("tasks.requests.tools.call"),
+            list: has("tasks.list"),
+            cancel: has("tasks.cancel"),
+            augmentable: methods.map(|m| task_capability(m).is_some_and(has)),
+        }
+    }
+
+    /// Whether the receiver declares task support for requests of `method`.
+    pub fn tasks_for(&self, method: &str) -> bool {
+        match method {
+            "tools/call" => self.augmentable[0],
+            "sampling/createMessage" => self.augmentable[1],
+            "elicitation/create" => self.augmentable[2],
+            _ => false,
+        }
+    }
+}
+
 /// The rule that holds a declared operation (tasks/list, tasks/cancel) served.
 pub(super) fn operation_rule(method: &str) -> Option<&'static str> {
     match method {
@@ -49,13 +83,13 @@ pub(super) fn operation_rule(method: &str) -> Option<&'static str> {
 
 /// Whether `method` is an operation the receiver declares, answered -32601 (Method not
 /// found): what else its answer would show cannot be judged.
-pub(super) fn unserved(method: &str, answer: Result<&Value, &Value>, capabilities: &Value) -> bool {
-    let capability = match method {
-        "tasks/list" => "tasks.list",
-        "tasks/cancel" => "tasks.cancel",
+pub(super) fn unserved(method: &str, answer: Result<&Value, &Value>, declared: Declared) -> bool {
+    let served = match method {
+        "tasks/list" => declared.list,
+        "tasks/cancel" => declared.cancel,
         _ => return false,
     };
-    has_capability(capabilities, capability) && is_code(answer, wire::code::METHOD_NOT_FOUND)
+    served && is_code(answer, wire::code::METHOD_NOT_FOUND)
 }
 
 /// Whether an error answer has this code.
@@ -124,7 +158,11 @@ impl Monitor<'_> {
             _ => (CANCEL_SUPPORTED, "tasks.cancel"),
         };
         let unknown = is_code(answer, wire::code::METHOD_NOT_FOUND);
-        if has_capability(self.ctx.capabilities, capability) {
+        let declared = match method {
+            "tasks/list" => self.declared.list,
+            _ => self.declared.cancel,
+        };
+        if declared {
             self.findings.judge(
                 rule,
                 !unknown,
@@ -154,7 +192,7 @@ impl Monitor<'_> {
     /// A tools/call against the tool's declared `execution.taskSupport`, where the receiver
     /// declares task support for tools/call (else taskSupport means nothing).
     fn tool_support(&mut self, asked: &Asked, answer: Result<&Value, &Value>, e: &Entry) {
-        if !has_capability(self.ctx.capabilities, "tasks.requests.tools.call") {
+        if !self.declared.calls {
             return;
         }
         let name = asked
@@ -227,12 +265,12 @@ impl Monitor<'_> {
     /// where the same request without `task` got a result in this session (judged at the end).
     fn undeclared_type(&mut self, asked: &Asked, answer: Result<&Value, &Value>, e: &Entry) {
         let method = asked.method;
-        let declared =
-            task_capability(method).is_some_and(|c| has_capability(self.ctx.capabilities, c));
-        if declared {
+        if self.declared.tasks_for(method) {
             return;
         }
-        let task = answer.is_ok_and(is_task_answer);
+        // 2025-11-25's CreateTaskResult alone: the other shapes is_task_answer takes would
+        // read a tasks/get's own Task, sent with a `task` it ignores, as a task created
+        let task = answer.is_ok_and(|r| r.get("task").is_some_and(Value::is_object));
         // a task given by a receiver with no `tasks` capability at all breaks
         // tasks.capability.declare first: this is its consequence
         let follows = (task && self.ctx.capabilities.get("tasks").is_none())

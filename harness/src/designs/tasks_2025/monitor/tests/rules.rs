@@ -232,3 +232,32 @@ fn a_second_answer_to_one_request_and_a_receiver_gone_mid_request_are_judged() {
     assert_eq!(verdict(&j, "wire.one-response"), Some(Verdict::Fail));
     assert_eq!(verdict(&j, "wire.survives"), Some(Verdict::Fail));
 }
+
+#[test]
+fn a_task_read_sent_with_a_task_it_ignores_is_no_task_created() {
+    // a tasks/get carrying `task: {}` (as a client may send it) is answered with the Task
+    // it reads: processed normally, not a task of an undeclared request type
+    let rule = "tasks.support.undeclared-processed-normally";
+    let mut trace = vec![
+        out(0, 0, 1, "tools/call", json!({"name": "o", "task": {}})),
+        answer(1, 1, 1, json!({"task": task("a", "working")})),
+        out(2, 2, 2, "tasks/get", json!({"taskId": "a", "task": {}})),
+        answer(3, 3, 2, task("a", "working")),
+    ];
+    assert_eq!(
+        verdict(&run(&trace, DECLARED, &[]), rule),
+        Some(Verdict::Pass)
+    );
+    trace.push(out(
+        4,
+        4,
+        3,
+        "tasks/get",
+        json!({"taskId": "a", "task": {}}),
+    ));
+    trace.push(answer(5, 5, 3, json!({"task": task("b", "working")})));
+    assert_eq!(
+        verdict(&run(&trace, DECLARED, &[]), rule),
+        Some(Verdict::Fail)
+    );
+}
