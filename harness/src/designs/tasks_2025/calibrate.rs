@@ -106,9 +106,11 @@ async fn asked_for_input(
         let first = futures::future::select_ok(
             ASKS.map(|m| session.next(Inbox::Requests, m, wait).boxed()),
         );
+        // a request that came with the answer to tasks/result is still what the task asked
         tokio::select! {
-            _ = result => {}
+            biased;
             got = first => asked.extend(got.ok().map(|(request, _)| request)),
+            _ = result => asked.extend(pending_asks(session)),
         }
     }
     answered(session, id, asked, wait).await

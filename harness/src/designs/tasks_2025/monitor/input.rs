@@ -23,13 +23,17 @@ const LEAVE_MS: u64 = 2000;
 /// it answered a request sent this much later did not get what it waits for.
 const DELIVER_MS: u64 = 3000;
 
+/// The requests a receiver sends for input.
+const ASKS: [&str; 2] = ["elicitation/create", "sampling/createMessage"];
+
 /// A request the receiver sent the requestor.
 pub(super) struct Inbound {
     method: String,
     seq: u64,
     t_ms: u64,
-    /// The task its related-task `_meta` names, or the one it was sent for: the only task
-    /// reading `input_required` when it came, no plain request being open.
+    /// The task its related-task `_meta` names, or the one it was sent for, no plain request
+    /// being open: the only task reading `input_required` when it came, or, for a request
+    /// for input, the only unfinished one.
     task: Option<String>,
     /// The requestor's answer: its trace number and time.
     answered: Option<(u64, u64)>,
@@ -57,18 +61,40 @@ impl Monitor<'_> {
             })
             .map(|(id, _)| id)
             .collect();
-        let task = match (&named, plain_open, waiting.as_slice()) {
-            (Some(id), _, _) => Some(id.clone()),
-            (None, false, [only]) => Some((*only).clone()),
+        // else a request for input while one task alone is unfinished, nothing else open,
+        // can be for no one but that task
+        let unfinished: Vec<&String> = match (&named, plain_open, waiting.is_empty()) {
+            (None, false, true) if ASKS.contains(&method) => self
+                .book
+                .tasks
+                .iter()
+                .filter(|(_, k)| k.before(e.seq).is_some_and(|s| !s.status.is_terminal()))
+                .map(|(id, _)| id)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let task = match (
+            &named,
+            plain_open,
+            waiting.as_slice(),
+            unfinished.as_slice(),
+        ) {
+            (Some(id), _, _, _) => Some(id.clone()),
+            (None, false, [only], _) => Some((*only).clone()),
+            (None, false, [], [only]) => Some((*only).clone()),
             _ => None,
         };
         if let (None, Some(id)) = (&named, &task) {
+            let why = match waiting.is_empty() {
+                false => "read input_required",
+                true => "was the only unfinished task",
+            };
             self.findings.judge(
                 REQUEST_RELATED_TASK,
                 false,
                 None,
                 || format!(
-                    "{method} came while task {id:?} read input_required and no plain request was open, so on that task's behalf, without related-task _meta naming it"
+                    "{method} came while task {id:?} {why} and no plain request was open, so on that task's behalf, without related-task _meta naming it"
                 ),
                 || vec![e.seq],
             );

@@ -474,8 +474,8 @@ impl<'a> Monitor<'a> {
             "tasks/list" => self.page_listed(asked, answer, e),
             _ => {}
         }
-        // a plain call refused because its tool runs only as a task tells nothing of what
-        // the call returns as one
+        // a plain call of a tool that runs only as a task is refused (by an error, or by a
+        // result saying so): it tells nothing of what the call returns as one
         let name = asked
             .params
             .get("name")
@@ -484,7 +484,7 @@ impl<'a> Monitor<'a> {
         let required = self.conduct.task_support(name) == Some(Some("required"));
         // only a request that may be made as a task has a twin to be compared with
         let augmentable = task_capability(asked.method).is_some();
-        if augmentable && asked.params.get("task").is_none() && !(required && answer.is_err()) {
+        if augmentable && asked.params.get("task").is_none() && !required {
             self.plain_outcomes
                 .entry(negotiation::plain_key(asked.method, asked.params))
                 .or_insert_with(|| (answer.cloned().map_err(Clone::clone), e.seq));

@@ -15,6 +15,8 @@ pub(super) const EXACT: &str = "tasks.result.exact";
 pub(super) const TOOL_ERROR: &str = "tasks.failed.tool-error";
 /// A terminal status never changes (MUST; the model judges it).
 const TERMINAL_FINAL: &str = "tasks.lifecycle.terminal-final";
+/// Every message of the receiver's is valid against the schema (MUST).
+const SCHEMA: &str = "tasks.schema.receiver-messages";
 /// A request ending in a JSON-RPC error makes the task `failed` (MUST).
 pub(super) const PROTOCOL_ERROR: &str = "tasks.failed.protocol-error";
 
@@ -270,6 +272,27 @@ impl Monitor<'_> {
         }
         if let Err(error) = answer {
             if wire::says_task_not_found(false, error) {
+                return out;
+            }
+        }
+        // a tools/call's outcome is a CallToolResult: a result without `content` is none,
+        // and the schema's complaint about that message says the same (its failure first)
+        let call = self.task_methods.get(id).is_some_and(|m| m == "tools/call");
+        if let (true, Ok(r)) = (call, answer) {
+            if !is_task(r) && !r.get("content").is_some_and(Value::is_array) {
+                out.push(Finding {
+                    follows: Some(SCHEMA),
+                    ..find(
+                        TERMINAL_RETURNS_FINAL,
+                        false,
+                        format!(
+                            "tasks/result of {id:?}, {}, answered no CallToolResult, so not the outcome of its tools/call: {}",
+                            seen.status.as_str(),
+                            crate::matcher::short(r)
+                        ),
+                        evidence,
+                    )
+                });
                 return out;
             }
         }

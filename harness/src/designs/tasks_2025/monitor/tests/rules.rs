@@ -261,3 +261,39 @@ fn a_task_read_sent_with_a_task_it_ignores_is_no_task_created() {
         Some(Verdict::Fail)
     );
 }
+
+#[test]
+fn an_elicitation_while_one_task_alone_works_is_that_tasks_and_waits_in_input_required() {
+    // the task reads working throughout: the request for input is still its own, with
+    // nothing else open, and the task should have read input_required while it waited
+    let mut unnamed = elicited(4, "a");
+    unnamed.message.as_mut().unwrap()["params"]
+        .as_object_mut()
+        .unwrap()
+        .remove("_meta");
+    let trace = vec![
+        out(0, 0, 1, "tools/call", json!({"name": "e", "task": {}})),
+        answer(1, 1, 1, json!({"task": task("a", "working")})),
+        out(2, 2, 2, "tasks/get", json!({"taskId": "a"})),
+        answer(3, 3, 2, task("a", "working")),
+        unnamed,
+        out(5, 1500, 3, "tasks/get", json!({"taskId": "a"})),
+        answer(6, 1500, 3, task("a", "working")),
+        replied(7, json!({"action": "accept", "content": {}})),
+    ];
+    let judged = run(&trace, DECLARED, &[]);
+    assert_eq!(
+        verdict(&judged, "tasks.input.request-related-task"),
+        Some(Verdict::Fail)
+    );
+    assert_eq!(
+        verdict(&judged, "tasks.input.move-to-input-required"),
+        Some(Verdict::Warn)
+    );
+    // with a second task unfinished, whose it is cannot be told
+    let mut two = trace.clone();
+    two[2] = out(2, 2, 2, "tools/call", json!({"name": "e", "task": {}}));
+    two[3] = answer(3, 3, 2, json!({"task": task("b", "working")}));
+    let judged = run(&two, DECLARED, &[]);
+    assert_eq!(verdict(&judged, "tasks.input.request-related-task"), None);
+}
