@@ -190,14 +190,20 @@ fn a_cursor_no_page_gave_is_refused_and_an_unknown_task_gets_invalid_params() {
     );
 }
 
-#[test]
-fn an_elicitation_while_a_task_waits_for_input_names_that_task() {
-    let rule = "tasks.input.request-related-task";
-    let mut unnamed = elicited(4, "a");
-    unnamed.message.as_mut().unwrap()["params"]
+/// An elicitation the receiver sends without related-task `_meta`.
+fn unnamed_elicitation(seq: u64) -> Entry {
+    let mut e = elicited(seq, "a");
+    e.message.as_mut().unwrap()["params"]
         .as_object_mut()
         .unwrap()
         .remove("_meta");
+    e
+}
+
+#[test]
+fn an_elicitation_while_a_task_waits_for_input_names_that_task() {
+    let rule = "tasks.input.request-related-task";
+    let unnamed = unnamed_elicitation(4);
     let trace = vec![
         out(0, 0, 1, "tools/call", json!({"name": "e", "task": {}})),
         answer(1, 1, 1, json!({"task": task("a", "working")})),
@@ -266,11 +272,7 @@ fn a_task_read_sent_with_a_task_it_ignores_is_no_task_created() {
 fn an_elicitation_while_one_task_alone_works_is_that_tasks_and_waits_in_input_required() {
     // the task reads working throughout: the request for input is still its own, with
     // nothing else open, and the task should have read input_required while it waited
-    let mut unnamed = elicited(4, "a");
-    unnamed.message.as_mut().unwrap()["params"]
-        .as_object_mut()
-        .unwrap()
-        .remove("_meta");
+    let unnamed = unnamed_elicitation(4);
     let trace = vec![
         out(0, 0, 1, "tools/call", json!({"name": "e", "task": {}})),
         answer(1, 1, 1, json!({"task": task("a", "working")})),
