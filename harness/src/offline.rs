@@ -334,26 +334,37 @@ impl Folder {
             cpu: None,
             fixed_work_ms: Default::default(),
             not_exercised: Vec::new(),
+            other_transport: Vec::new(),
         }
     }
 }
 
-/// The rules of the sides judged that no check of the report names, in the catalogue's order.
-fn not_exercised(report: &RunReport, sides: Sides) -> Vec<String> {
+/// The rules of the sides judged that no check of the report names, in the catalogue's order:
+/// those the recording's transport leaves unexercised, and those that speak of another
+/// transport (not applicable to it).
+fn unnamed(report: &RunReport, sides: Sides) -> (Vec<String>, Vec<String>) {
     let requestor = report.profile.requestor_rules();
     let named: HashSet<String> = report.rule_verdicts().into_keys().collect();
     report
         .profile
         .rules()
-        .map(|r| r.id.as_str())
-        .filter(|id| match sides {
-            Sides::Receiver => !requestor.contains(id),
-            Sides::Requestor => requestor.contains(id),
+        .filter(|r| match sides {
+            Sides::Receiver => !requestor.contains(&r.id.as_str()),
+            Sides::Requestor => requestor.contains(&r.id.as_str()),
             Sides::Both => true,
         })
-        .filter(|id| !named.contains(*id))
-        .map(str::to_string)
-        .collect()
+        .filter(|r| !named.contains(&r.id))
+        .map(|r| (r.id.clone(), r.transport.as_ref()))
+        .fold(
+            (Vec::new(), Vec::new()),
+            |(mut here, mut other), (id, t)| {
+                match t.is_some_and(|t| *t != report.transport) {
+                    true => other.push(id),
+                    false => here.push(id),
+                }
+                (here, other)
+            },
+        )
 }
 
 /// Judges every session of a trace (entries grouped by their `scenario`, in first-seen order).
@@ -382,7 +393,7 @@ pub fn judge(
         folder.add(judge.session(job));
     }
     let mut report = folder.report(origin);
-    report.not_exercised = not_exercised(&report, sides);
+    (report.not_exercised, report.other_transport) = unnamed(&report, sides);
     report
 }
 
@@ -578,7 +589,7 @@ pub fn check_file(
             Some((_, why)) => Err(why),
             None => {
                 let mut report = folder.report(&file);
-                report.not_exercised = not_exercised(&report, sides);
+                (report.not_exercised, report.other_transport) = unnamed(&report, sides);
                 Ok(report)
             }
         }

@@ -91,6 +91,10 @@ pub struct Rule {
     /// list of rules `check` and `watch` leave to `run`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario_only: Option<String>,
+    /// The one transport the rule speaks of (`http`, `stdio`): over the other it is not
+    /// applicable, so a recording on that one never leaves it unexercised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<String>,
     /// For a requestor rule: the receiver rules whose failure can lead a correct client to
     /// break it (a client cannot copy what the server never sent), so a failure of one
     /// excuses it, shown as that failure's consequence. No other server failure does.

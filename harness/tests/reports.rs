@@ -91,6 +91,7 @@ fn sample() -> RunReport {
         cpu: None,
         fixed_work_ms: Default::default(),
         not_exercised: Vec::new(),
+        other_transport: Vec::new(),
         scenarios: vec![
             scenario(
                 "cancel-terminal",
@@ -221,6 +222,7 @@ fn sample_ext() -> RunReport {
         cpu: None,
         fixed_work_ms: Default::default(),
         not_exercised: Vec::new(),
+        other_transport: Vec::new(),
         scenarios: vec![
             scenario(
                 "ext-create-poll-complete",
@@ -795,4 +797,33 @@ fn a_cause_of_many_untestable_checks_is_said_once() {
     // -v still shows every check with its own message
     let verbose = report.terminal(&outcome, false, Detail::Verbose, 200);
     assert!(verbose.matches(missing).count() >= 4, "{verbose}");
+}
+
+#[test]
+fn a_recording_names_apart_the_rules_of_the_other_transport() {
+    let report = RunReport {
+        not_exercised: vec!["tasks.list.paginate".into()],
+        other_transport: vec!["tasks.http.no-sse-for-get".into()],
+        ..sample()
+    };
+    let outcome = report.outcome(FailOn::Must, None, Default::default());
+    let doc = report.json(&outcome);
+    assert_valid_report(&doc);
+    assert_eq!(
+        doc["judged"]["otherTransport"],
+        serde_json::json!(["tasks.http.no-sse-for-get"])
+    );
+    let note = "Not applicable: these rules speak of another transport than this recording's";
+    for text in [
+        report.markdown(&outcome),
+        report.html(&outcome),
+        report.terminal(&outcome, false, Detail::Normal, 200),
+    ] {
+        assert!(text.contains(note), "{text}");
+        assert!(text.contains("tasks.http.no-sse-for-get"), "{text}");
+    }
+    // unexercised is one thing, not applicable another: only the first is counted as unjudged
+    assert!(report
+        .terminal(&outcome, false, Detail::Normal, 200)
+        .contains("rules this traffic did not exercise (1)"));
 }

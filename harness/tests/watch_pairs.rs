@@ -133,6 +133,13 @@ fn judged_on_the_right_side(
     );
     assert_eq!(doc["exitCode"], 0, "{doc}");
     assert_eq!(verdict(&doc, client_rule).as_deref(), Some("pass"), "{doc}");
+    // what speaks of the other transport is not applicable to this one's traffic
+    let other = doc["judged"]["otherTransport"].to_string();
+    let stdio_rule = other.contains("transport.stdio.stdout-only-mcp");
+    match doc["transport"].as_str() {
+        Some("http") => assert!(profile != "2025-11-25" || stdio_rule, "{doc}"),
+        _ => assert!(!stdio_rule && other.contains(".http."), "{doc}"),
+    }
     // a fault of the client: its rule, and nothing on the server's side
     let doc = pair(profile, &[requestor_fault], &[], &tag("requestor"));
     assert_eq!(
@@ -232,6 +239,16 @@ fn a_recorded_conversation_is_judged_on_the_sides_asked_and_says_what_it_did_not
         "{doc}"
     );
     assert!(!unexercised.contains(&poll.to_string()), "{doc}");
+    // over stdio the HTTP rules, of either side, are not applicable, not unexercised
+    let other = doc["judged"]["otherTransport"].to_string();
+    for http in [
+        "tasks.http.no-sse-for-get",
+        "tasks.http.requestor-protocol-version",
+    ] {
+        assert!(!unexercised.contains(&http.to_string()), "{doc}");
+        assert!(other.contains(http), "{doc}");
+    }
+    assert!(!other.contains("stdout-only-mcp"), "{doc}");
     let check = |judge: &str| {
         let report = temp_path(&format!("pair-sides-{judge}.json"));
         let out = taskcheck(&[

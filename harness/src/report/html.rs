@@ -151,6 +151,13 @@ impl RunReport {
                 rules.join(", ")
             ));
         }
+        if !self.other_transport.is_empty() {
+            out.push_str(&format!(
+                "<p>{} {}</p>\n",
+                escape(&super::other_transport_note(&self.transport)),
+                escape(&self.other_transport.join(", "))
+            ));
+        }
         // the table opens on what did not pass, where anything did not
         let all_passed = self
             .scenarios

@@ -30,6 +30,9 @@ impl RunReport {
         if !self.not_exercised.is_empty() {
             out["notExercised"] = json!(self.not_exercised);
         }
+        if !self.other_transport.is_empty() {
+            out["otherTransport"] = json!(self.other_transport);
+        }
         out
     }
 

@@ -90,6 +90,7 @@ impl RunReport {
         }
         out.push_str(&self.untestable_table());
         out.push_str(&self.not_exercised_list());
+        out.push_str(&self.other_transport_list());
         if !outcome.stale.is_empty() {
             out.push_str("\n### Stale baseline entries (they pass now: remove them)\n\n");
             for s in &outcome.stale {
@@ -139,6 +140,23 @@ impl RunReport {
         format!(
             "\n### Rules this traffic did not exercise ({})\n\n{NOT_EXERCISED}\n\n{}\n",
             rules.len(),
+            rules.join(", ")
+        )
+    }
+
+    /// The rules a recording's transport makes not applicable (empty for a live run).
+    fn other_transport_list(&self) -> String {
+        if self.other_transport.is_empty() {
+            return String::new();
+        }
+        let rules: Vec<String> = self
+            .other_transport
+            .iter()
+            .map(|rule| format!("`{rule}`"))
+            .collect();
+        format!(
+            "\n{} {}\n",
+            super::other_transport_note(&self.transport),
             rules.join(", ")
         )
     }

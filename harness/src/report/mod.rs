@@ -33,6 +33,11 @@ pub enum FailOn {
 /// What every report says of the rules a recorded conversation never exercised.
 pub const NOT_EXERCISED: &str = "Not judged is not passed: no message of this traffic asked for what these rules need (`taskcheck run` asks for it).";
 
+/// What every report says of the rules a recording's transport makes not applicable.
+pub fn other_transport_note(transport: &str) -> String {
+    format!("Not applicable: these rules speak of another transport than this recording's ({transport}).")
+}
+
 /// How many rules a run judged, and how many applied but could not be judged.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Judged {
@@ -119,6 +124,9 @@ pub struct RunReport {
     /// The rules of the sides judged that no message of a recorded conversation exercised
     /// (`check`, `watch`: what a rule needs was never asked); empty for a live run.
     pub not_exercised: Vec<String>,
+    /// The rules of the sides judged that speak of another transport than the recording's:
+    /// not applicable to it (empty for a live run, whose scenarios say so themselves).
+    pub other_transport: Vec<String>,
 }
 
 /// Counts of verdicts over every check.
@@ -223,6 +231,7 @@ impl RunReport {
             cpu: None,
             fixed_work_ms: Default::default(),
             not_exercised: Vec::new(),
+            other_transport: Vec::new(),
         }
     }
 

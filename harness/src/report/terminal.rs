@@ -282,6 +282,13 @@ impl RunReport {
                 super::NOT_EXERCISED
             ));
         }
+        if !self.other_transport.is_empty() && detail != Detail::Quiet {
+            out.push_str(&format!(
+                "{}: {}\n",
+                super::other_transport_note(&self.transport),
+                self.other_transport.join(", ")
+            ));
+        }
         if let Some(note) = self.no_tasks_note() {
             out.push_str(&format!("\n{note}\n"));
         }

@@ -131,6 +131,7 @@ pub async fn run_all(settings: &Settings, scenarios: Vec<RequestorScenario>) -> 
         cpu: None,
         fixed_work_ms: Default::default(),
         not_exercised: Vec::new(),
+        other_transport: Vec::new(),
         receiver: format!("{} (a requestor per scenario)", settings.command),
         transport: match settings.http {
             true => "http",
