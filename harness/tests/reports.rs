@@ -813,7 +813,7 @@ fn a_recording_names_apart_the_rules_of_the_other_transport() {
         doc["judged"]["otherTransport"],
         serde_json::json!(["tasks.http.no-sse-for-get"])
     );
-    let note = "Not applicable: these rules speak of another transport than this recording's";
+    let note = "Not applicable, these rules speak of another transport than this recording's";
     for text in [
         report.markdown(&outcome),
         report.html(&outcome),

@@ -147,6 +147,13 @@ fn judged_on_the_right_side(
         [requestor_rule],
         "{doc}"
     );
+    // the headline says whose the failure is: a failing client is no non-conformant server
+    let sides = doc["bySide"].as_str().unwrap_or_default();
+    assert!(sides.contains("receiver: every judged MUST held"), "{doc}");
+    assert!(
+        !sides.contains("requestor: every judged MUST held, on"),
+        "{doc}"
+    );
     // a fault of the server: its rule alone; the client is judged all the same, and a client
     // rule that depends on what the server broke is not held against it
     let doc = pair(profile, &[], &[receiver_fault], &tag("receiver"));
@@ -155,6 +162,8 @@ fn judged_on_the_right_side(
         [receiver_rule],
         "{doc}"
     );
+    let sides = doc["bySide"].as_str().unwrap_or_default();
+    assert!(sides.contains("requestor: every judged MUST held"), "{doc}");
     assert_eq!(verdict(&doc, client_rule).as_deref(), Some("pass"), "{doc}");
 }
 

@@ -104,15 +104,20 @@ impl RunReport {
         if let Some(folded) = self.folded.summary() {
             out.push_str(&format!("<p>{}</p>\n", escape(&folded)));
         }
+        if let Some(sides) = self.sides_line() {
+            out.push_str(&format!("<p><b>by side</b>: {}</p>\n", escape(&sides)));
+        }
         let not_met = self.rules_not_met();
         if !not_met.is_empty() {
             out.push_str("<h2>Rules not met</h2>\n<table><tr><th>verdict</th><th>rule</th><th>level</th><th>summary</th></tr>\n");
+            let mixed = self.sides_line().is_some();
             for (rule, v) in not_met {
                 let r = spec::rule(&rule);
                 out.push_str(&format!(
-                    "<tr>{}<td>{} (<a href=\"{}\">spec</a>)</td><td>{}</td><td>{}</td></tr>\n",
+                    "<tr>{}<td>{}{} (<a href=\"{}\">spec</a>)</td><td>{}</td><td>{}</td></tr>\n",
                     verdict_cell(v),
                     rule_link(&rule),
+                    escape(&self.side_mark(&rule, mixed)),
                     r.map(Profile::link).unwrap_or_default(),
                     r.map(|r| r.level.as_str()).unwrap_or_default(),
                     escape(r.map(|r| r.summary.as_str()).unwrap_or_default()),
@@ -153,7 +158,7 @@ impl RunReport {
         }
         if !self.other_transport.is_empty() {
             out.push_str(&format!(
-                "<p>{} {}</p>\n",
+                "<p>{}: {}.</p>\n",
                 escape(&super::other_transport_note(&self.transport)),
                 escape(&self.other_transport.join(", "))
             ));

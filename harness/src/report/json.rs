@@ -60,11 +60,12 @@ impl RunReport {
             "staleBaseline": outcome.stale,
             "totals": {"passed": t.passed, "failed": t.failed, "warnings": t.warnings, "info": t.info, "notApplicable": t.not_applicable, "untestable": t.untestable, "consequences": t.consequences, "errors": t.errors},
             "judged": self.judged_json(judged),
+            "bySide": self.sides_line(),
             "toolsCalled": self.tools_called().into_iter().map(|(name, c)| json!({"name": name, "calls": c.calls, "workMs": c.work_ms})).collect::<Vec<_>>(),
             "rules": self.rule_verdicts().into_iter().map(|(rule, v)| {
                 let r = spec::rule(&rule);
                 let untestable_in = unjudged.get(&rule).map_or(0, |s| s.len());
-                json!({"id": rule, "verdict": v, "level": r.map(|r| r.level.as_str()), "link": r.map(Profile::link), "untestableIn": untestable_in})
+                json!({"id": rule, "side": self.side_of(&rule), "verdict": v, "level": r.map(|r| r.level.as_str()), "link": r.map(Profile::link), "untestableIn": untestable_in})
             }).collect::<Vec<_>>(),
             "scenarios": self.scenarios.iter().map(|s| json!({
                 "id": s.id,

@@ -35,6 +35,9 @@ impl RunReport {
             self.rules_line(),
             super::totals_line(&t)
         ));
+        if let Some(sides) = self.sides_line() {
+            out.push_str(&format!("**by side**: {sides}.\n\n"));
+        }
         if let Some(note) = self.no_tasks_note() {
             out.push_str(&format!("{note}\n\n"));
         }
@@ -155,7 +158,7 @@ impl RunReport {
             .map(|rule| format!("`{rule}`"))
             .collect();
         format!(
-            "\n{} {}\n",
+            "\n{}: {}.\n",
             super::other_transport_note(&self.transport),
             rules.join(", ")
         )
@@ -168,6 +171,7 @@ impl RunReport {
         let mut out = String::from(
             "### Rules not met\n\n| verdict | rule | level | scenarios | first seen |\n|---|---|---|---|---|\n",
         );
+        let mixed = self.sides_line().is_some();
         for (rule, verdict) in bad {
             let broken: Vec<(&str, &crate::verdict::Check)> = self
                 .scenarios
@@ -182,9 +186,10 @@ impl RunReport {
             });
             let r = spec::rule(&rule);
             out.push_str(&format!(
-                "| {} | [`{rule}`]({}) | {} | {} | {} |\n",
+                "| {} | [`{rule}`]({}){} | {} | {} | {} |\n",
                 verdict.label(),
                 r.map(Profile::link).unwrap_or_default(),
+                self.side_mark(&rule, mixed),
                 r.map(|r| r.level.as_str()).unwrap_or_default(),
                 scenarios.len(),
                 cell(&first.unwrap_or_default())

@@ -35,7 +35,7 @@ pub const NOT_EXERCISED: &str = "Not judged is not passed: no message of this tr
 
 /// What every report says of the rules a recording's transport makes not applicable.
 pub fn other_transport_note(transport: &str) -> String {
-    format!("Not applicable: these rules speak of another transport than this recording's ({transport}).")
+    format!("Not applicable, these rules speak of another transport than this recording's ({transport})")
 }
 
 /// How many rules a run judged, and how many applied but could not be judged.
@@ -551,6 +551,64 @@ impl RunReport {
         };
         bad.sort_by_key(|(rule, v)| (rank(*v), rule != crate::runner::SURVIVES_RULE));
         bad
+    }
+
+    /// The side of the conversation a rule judges: `requestor` for the design's client
+    /// rules, else `receiver`.
+    pub fn side_of(&self, rule: &str) -> &'static str {
+        match self.profile.requestor_rules().contains(&rule) {
+            true => "requestor",
+            false => "receiver",
+        }
+    }
+
+    /// ` (requestor)` after a rule where the report judged rules of both sides (`mixed`),
+    /// so every list of rules says whose each is; nothing where it judged one side.
+    pub fn side_mark(&self, rule: &str, mixed: bool) -> String {
+        match mixed {
+            true => format!(" ({})", self.side_of(rule)),
+            false => String::new(),
+        }
+    }
+
+    /// Each side's outcome, where the report judged rules of both (a recorded conversation
+    /// judged `--judge both`): `receiver: every judged MUST held, on 30 rule(s) judged`, so a
+    /// failing client never reads as a non-conformant server.
+    pub fn sides_line(&self) -> Option<String> {
+        let requestor = self.profile.requestor_rules();
+        // per side: rules judged, failed (MUST), warned (SHOULD)
+        let mut counts: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+        for (rule, v) in self.rule_verdicts() {
+            if !v.is_judgement() {
+                continue;
+            }
+            let side = match requestor.contains(&rule.as_str()) {
+                true => "requestor",
+                false => "receiver",
+            };
+            let c = counts.entry(side).or_default();
+            c.0 += 1;
+            c.1 += usize::from(v == Verdict::Fail);
+            c.2 += usize::from(v == Verdict::Warn);
+        }
+        if counts.len() < 2 {
+            return None;
+        }
+        let said: Vec<String> = counts
+            .iter()
+            .map(|(side, (judged, failed, warned))| {
+                let held = match failed {
+                    0 => "every judged MUST held".to_string(),
+                    n => format!("{n} MUST-level rule(s) failed"),
+                };
+                let warned = match warned {
+                    0 => String::new(),
+                    n => format!(", {n} warned (SHOULD)"),
+                };
+                format!("{side}: {held}{warned}, on {judged} rule(s) judged")
+            })
+            .collect();
+        Some(said.join("; "))
     }
 
     /// The rules counted by their worst verdict over the run, worst first:

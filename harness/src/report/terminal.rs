@@ -256,9 +256,11 @@ impl RunReport {
             }
         } else if !bad.is_empty() {
             out.push_str("\nrules not met:\n");
+            let mixed = self.sides_line().is_some();
             for (rule, v) in bad {
                 let link = spec::rule(&rule).map(Profile::link).unwrap_or_default();
-                out.push_str(&format!("  {} {rule}  {link}\n", label(v, colour)));
+                let side = self.side_mark(&rule, mixed);
+                out.push_str(&format!("  {} {rule}{side}  {link}\n", label(v, colour)));
             }
         }
         let untestable = self.untestable_rules();
@@ -295,6 +297,9 @@ impl RunReport {
         // the tools called, but in the summary alone (the JSON report lists them too)
         if detail != Detail::Quiet {
             out.push_str(&format!("\n{}\n", self.tools_line()));
+        }
+        if let Some(sides) = self.sides_line() {
+            out.push_str(&format!("by side: {sides}\n"));
         }
         out.push_str(&format!(
             "{}\n{}; {} scenario(s) in {} ms\nexit {}: {}\n",
