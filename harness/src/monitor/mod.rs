@@ -98,6 +98,82 @@ struct RuleTally {
     first: Finding,
     failures: usize,
     first_failure: Option<Finding>,
+    /// The distinct forms its failures took (at most [`FORMS_KEPT`]): each form, how many
+    /// failures took it, and the first message of it.
+    forms: Vec<(String, usize, String)>,
+}
+
+/// How many distinct forms of one rule's failures a tally keeps apart; the rest are counted
+/// with the last.
+const FORMS_KEPT: usize = 4;
+
+/// A failure's message with what differs from one occurrence to the next (quoted names and
+/// ids, numbers) taken out: two failures of one form say the same of different things.
+fn form(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut quoted = false;
+    let mut digits = false;
+    for c in message.chars() {
+        match (quoted, c) {
+            (false, '"') => {
+                quoted = true;
+                out.push_str("\"…");
+            }
+            (true, '"') => quoted = false,
+            (true, _) => {}
+            (false, c) if c.is_ascii_digit() => {
+                if !digits {
+                    out.push('#');
+                }
+                digits = true;
+                continue;
+            }
+            (false, c) => out.push(c),
+        }
+        digits = false;
+    }
+    out
+}
+
+impl RuleTally {
+    /// Counts a failure under its form.
+    fn failed_as(&mut self, message: &str) {
+        let shape = form(message);
+        let kept = self.forms.len();
+        match self.forms.iter().position(|(f, _, _)| *f == shape) {
+            Some(i) => self.forms[i].1 += 1,
+            None if kept < FORMS_KEPT => self.forms.push((shape, 1, message.to_string())),
+            None => self.forms[kept - 1].1 += 1,
+        }
+    }
+
+    /// ` (and 7 more)`, or where the failures took other forms than the first,
+    /// ` (and 7 more: 5 alike; 2 of another form, first: …)`.
+    fn more(&self) -> String {
+        if self.failures < 2 {
+            return String::new();
+        }
+        let more = self.failures - 1;
+        match self.forms.as_slice() {
+            [] | [_] => format!(" (and {more} more)"),
+            [(_, alike, _), others @ ..] => {
+                let others: Vec<String> = others
+                    .iter()
+                    .map(|(_, n, first)| {
+                        format!(
+                            "{n} of another form, first: {}",
+                            crate::trace::preview(first, 160)
+                        )
+                    })
+                    .collect();
+                format!(
+                    " (and {more} more: {} alike; {})",
+                    alike - 1,
+                    others.join("; ")
+                )
+            }
+        }
+    }
 }
 
 /// Findings tallied by rule, and apart by the rule a failure may follow from; and the
@@ -120,17 +196,23 @@ impl Tally {
                 t.seen += 1;
                 if !f.held {
                     t.failures += 1;
+                    t.failed_as(&f.message);
                     t.first_failure.get_or_insert(f);
                 }
             }
             None => {
                 let failed = !f.held;
-                let tally = RuleTally {
+                let mut tally = RuleTally {
                     seen: 1,
                     failures: usize::from(failed),
                     first_failure: failed.then(|| f.clone()),
                     first: f,
+                    forms: Vec::new(),
                 };
+                if failed {
+                    let message = tally.first.message.clone();
+                    tally.failed_as(&message);
+                }
                 self.0.insert(key, tally);
             }
         }
@@ -178,21 +260,15 @@ impl Tally {
         self.0
             .into_iter()
             .map(|((rule, follows), t)| {
+                let more = t.more();
                 (
                     match t.first_failure {
-                        Some(first) => {
-                            let more = if t.failures > 1 {
-                                format!(" (and {} more)", t.failures - 1)
-                            } else {
-                                String::new()
-                            };
-                            Check::judged(
-                                rule,
-                                false,
-                                format!("{}{more}", first.message),
-                                first.evidence,
-                            )
-                        }
+                        Some(first) => Check::judged(
+                            rule,
+                            false,
+                            format!("{}{more}", first.message),
+                            first.evidence,
+                        ),
                         None => Check::judged(
                             rule,
                             true,
@@ -204,5 +280,46 @@ impl Tally {
                 )
             })
             .unzip()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failures(tally: Tally) -> String {
+        let (checks, _) = tally.checks();
+        checks[0].message.clone()
+    }
+
+    #[test]
+    fn a_recurring_failure_gives_its_count_and_its_other_forms() {
+        let fail = |tally: &mut Tally, message: String| {
+            tally.push(Finding::new("r", false, message, vec![1]))
+        };
+        let mut alike = Tally::default();
+        for id in 1..=3 {
+            fail(
+                &mut alike,
+                format!("task \"{id}\" read working {id}00 ms after"),
+            );
+        }
+        assert_eq!(
+            failures(alike),
+            "task \"1\" read working 100 ms after (and 2 more)"
+        );
+        let mut two = Tally::default();
+        for id in 1..=3 {
+            fail(
+                &mut two,
+                format!("task \"{id}\" read working {id}00 ms after"),
+            );
+        }
+        fail(&mut two, "task \"9\" answered after tasks/update".into());
+        fail(&mut two, "task \"8\" answered after tasks/update".into());
+        assert_eq!(
+            failures(two),
+            "task \"1\" read working 100 ms after (and 4 more: 2 alike; 2 of another form, first: task \"9\" answered after tasks/update)"
+        );
     }
 }
