@@ -108,6 +108,7 @@ impl Monitor<'_> {
             answered: e.seq,
         });
         self.created.insert(id.clone());
+        self.input_of_created(asked.seq, &id);
         self.task_methods
             .insert(id.clone(), asked.method.to_string());
         if id == asked.id {

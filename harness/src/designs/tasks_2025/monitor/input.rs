@@ -35,6 +35,10 @@ pub(super) struct Inbound {
     /// being open: the only task reading `input_required` when it came, or, for a request
     /// for input, the only unfinished one.
     task: Option<String>,
+    /// Else, for a request for input that came while the one request open was a
+    /// task-augmented one (its trace number), no task known unfinished: the task that request
+    /// creates, once its CreateTaskResult names it.
+    creating: Option<u64>,
     /// The requestor's answer: its trace number and time.
     answered: Option<(u64, u64)>,
 }
@@ -84,20 +88,29 @@ impl Monitor<'_> {
             (None, false, [], [only]) => Some((*only).clone()),
             _ => None,
         };
+        // or while the one request open was the task-augmented one that creates it
+        let augmented: Vec<u64> = self
+            .asked
+            .values()
+            .filter(|a| a.params.get("task").is_some() && !a.method.starts_with("tasks/"))
+            .map(|a| a.seq)
+            .collect();
+        let creating = match (
+            &task,
+            named.is_none() && unfinished.is_empty(),
+            augmented.as_slice(),
+        ) {
+            (None, true, [only]) if !plain_open && waiting.is_empty() && ASKS.contains(&method) => {
+                Some(*only)
+            }
+            _ => None,
+        };
         if let (None, Some(id)) = (&named, &task) {
             let why = match waiting.is_empty() {
                 false => "read input_required",
                 true => "was the only unfinished task",
             };
-            self.findings.judge(
-                REQUEST_RELATED_TASK,
-                false,
-                None,
-                || format!(
-                    "{method} came while task {id:?} {why} and no plain request was open, so on that task's behalf, without related-task _meta naming it"
-                ),
-                || vec![e.seq],
-            );
+            self.unnamed(method, id, why, e.seq);
         } else if let Some(id) = &named {
             self.findings.judge(
                 REQUEST_RELATED_TASK,
@@ -113,8 +126,39 @@ impl Monitor<'_> {
             seq: e.seq,
             t_ms: e.t_ms,
             task,
+            creating,
             answered: None,
         });
+    }
+
+    /// A request for input on behalf of task `id` came without related-task `_meta`.
+    fn unnamed(&mut self, method: &str, id: &str, why: &str, seq: u64) {
+        self.findings.judge(
+            REQUEST_RELATED_TASK,
+            false,
+            None,
+            || format!(
+                "{method} came while task {id:?} {why} and no plain request was open, so on that task's behalf, without related-task _meta naming it"
+            ),
+            || vec![seq],
+        );
+    }
+
+    /// The task-augmented request `asked` (its trace number) created task `id`: the requests
+    /// for input that came while it alone was open are that task's.
+    pub(super) fn input_of_created(&mut self, asked: u64, id: &str) {
+        let mut found = Vec::new();
+        for r in self
+            .inbound
+            .iter_mut()
+            .filter(|r| r.creating == Some(asked))
+        {
+            r.task = Some(id.to_string());
+            found.push((r.method.clone(), r.seq));
+        }
+        for (method, seq) in found {
+            self.unnamed(&method, id, "was being created", seq);
+        }
     }
 
     /// The requestor answered the receiver's request `key`.

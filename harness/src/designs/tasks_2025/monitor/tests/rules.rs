@@ -299,3 +299,26 @@ fn an_elicitation_while_one_task_alone_works_is_that_tasks_and_waits_in_input_re
     let judged = run(&two, DECLARED, &[]);
     assert_eq!(verdict(&judged, "tasks.input.request-related-task"), None);
 }
+
+#[test]
+fn an_elicitation_before_its_task_is_created_is_that_tasks() {
+    // over HTTP a receiver may send it on the creating call's stream, before the
+    // CreateTaskResult: the one request open is the call that creates the task
+    let trace = vec![
+        out(0, 0, 1, "tools/call", json!({"name": "e", "task": {}})),
+        unnamed_elicitation(1),
+        answer(2, 2, 1, json!({"task": task("a", "working")})),
+        out(3, 1500, 2, "tasks/get", json!({"taskId": "a"})),
+        answer(4, 1500, 2, task("a", "working")),
+        replied(5, json!({"action": "accept", "content": {}})),
+    ];
+    let judged = run(&trace, DECLARED, &[]);
+    assert_eq!(
+        verdict(&judged, "tasks.input.request-related-task"),
+        Some(Verdict::Fail)
+    );
+    assert_eq!(
+        verdict(&judged, "tasks.input.move-to-input-required"),
+        Some(Verdict::Warn)
+    );
+}
