@@ -38,6 +38,14 @@ pub fn other_transport_note(transport: &str) -> String {
     format!("Not applicable, these rules speak of another transport than this recording's ({transport})")
 }
 
+/// The side a rule judges, given the design's requestor rules.
+fn side_in(requestor: &[&str], rule: &str) -> &'static str {
+    match requestor.contains(&rule) {
+        true => "requestor",
+        false => "receiver",
+    }
+}
+
 /// How many rules a run judged, and how many applied but could not be judged.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Judged {
@@ -556,10 +564,7 @@ impl RunReport {
     /// The side of the conversation a rule judges: `requestor` for the design's client
     /// rules, else `receiver`.
     pub fn side_of(&self, rule: &str) -> &'static str {
-        match self.profile.requestor_rules().contains(&rule) {
-            true => "requestor",
-            false => "receiver",
-        }
+        side_in(&self.profile.requestor_rules(), rule)
     }
 
     /// ` (requestor)` after a rule where the report judged rules of both sides (`mixed`),
@@ -582,11 +587,7 @@ impl RunReport {
             if !v.is_judgement() {
                 continue;
             }
-            let side = match requestor.contains(&rule.as_str()) {
-                true => "requestor",
-                false => "receiver",
-            };
-            let c = counts.entry(side).or_default();
+            let c = counts.entry(side_in(&requestor, &rule)).or_default();
             c.0 += 1;
             c.1 += usize::from(v == Verdict::Fail);
             c.2 += usize::from(v == Verdict::Warn);
