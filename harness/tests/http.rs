@@ -313,44 +313,67 @@ fn a_shared_server_with_few_workers_is_judged_as_a_fresh_one_per_scenario() {
 
 #[test]
 fn a_server_that_listens_a_moment_after_printing_its_url_is_waited_for() {
-    // the URL of a port nothing listens on yet; the server binds it 1.5 s after printing it
+    // whatever the design opens with (initialize; server/discover and stateless requests)
+    for (design, scenario, spoken) in [
+        (
+            "2025-11-25",
+            "create-poll-result",
+            "speaks the 2025-11-25 design",
+        ),
+        (
+            "ext-tasks",
+            "ext-create-poll-complete",
+            "speaks the ext-tasks design",
+        ),
+    ] {
+        waits_for_a_late_server(design, scenario, spoken);
+    }
+}
+
+/// A run of `scenario` against a `design` reference that binds its port 1.5 s after printing
+/// its URL (`--url-from`), then one given `--url` before its server is up: both pass, the
+/// design detected from what the server speaks.
+fn waits_for_a_late_server(design: &str, scenario: &str, spoken: &str) {
+    // the URL of a port nothing listens on yet
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
     let late = format!(
-        "echo http://127.0.0.1:{port}/mcp; sleep 1.5; exec {BIN} reference --http 127.0.0.1:{port}"
+        "echo http://127.0.0.1:{port}/mcp; sleep 1.5; exec {BIN} reference --profile {design} --http 127.0.0.1:{port}"
     );
     // the waits for a connection and an answer are stretched so that a machine busy with
     // other tests still starts the server within them (at the default 5 s, a run at a load
     // average of 16 on two cores did not)
     let waits = [
         "--scenario",
-        "create-poll-result",
+        scenario,
         "--connect-timeout-ms",
         "20000",
         "--timeout-ms",
         "20000",
     ];
-    let (code, out, _) = run_against(&["--url-from", &late], &waits, "url-from-late");
+    let tag = format!("url-from-late-{design}");
+    let (code, out, _) = run_against(&["--url-from", &late], &waits, &tag);
     assert_eq!(code, 0, "{out}");
+    assert!(out.contains(spoken), "{out}");
     // and a --url given before its server is up
+    let design_owned = design.to_string();
     let late_url = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(1500));
         std::process::Command::new(BIN)
-            .args(["reference", "--http", &format!("127.0.0.1:{port}")])
+            .args(["reference", "--profile", &design_owned, "--http"])
+            .arg(format!("127.0.0.1:{port}"))
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap()
     });
-    let (code, out, _) = run_against(
-        &["--url", &format!("http://127.0.0.1:{port}/mcp")],
-        &waits,
-        "url-late",
-    );
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (code, out, _) = run_against(&["--url", &url], &waits, &format!("url-late-{design}"));
     late_url.join().unwrap().kill().unwrap();
     assert_eq!(code, 0, "{out}");
+    assert!(out.contains(spoken), "{out}");
 }
 
 #[test]

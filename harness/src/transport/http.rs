@@ -30,7 +30,7 @@ pub const VIA_GET: &str = "GET text/event-stream";
 /// How long pooled connections stay idle before they are dropped: below the keep-alive of
 /// common servers (5 s), so taskcheck seldom sends on a connection the server is closing.
 const POOL_IDLE: Duration = Duration::from_secs(2);
-/// The pause between two tries of an opening request whose connection was refused.
+/// The pause between two tries of a request refused before the server ever answered.
 const REFUSED_PAUSE: Duration = Duration::from_millis(100);
 /// How often the GET stream is reopened after the receiver closed it.
 const MAX_GET_REOPENS: usize = 20;
@@ -47,9 +47,9 @@ pub struct HttpConnector {
     pub client: reqwest::Client,
     /// A client that keeps no idle connection: a request sent again goes on a fresh one.
     pub fresh: reqwest::Client,
-    /// How long an opening request whose connection is refused is tried again (a server that
-    /// prints its URL, or was started, a moment before it listens), until the server answered
-    /// once: a refusal after that is a server gone.
+    /// How long a request whose connection is refused is tried again (a server that prints its
+    /// URL, or was started, a moment before it listens), until the server answered once: a
+    /// refusal after that is a server gone.
     pub startup: Duration,
     /// Whether the server has answered any request of this connector.
     pub reached: Arc<AtomicBool>,
@@ -408,11 +408,10 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
             .send()
     };
     let mut sent = send(&shared.client).await;
-    // a server still starting refuses connections: the opening request tries again, until
-    // the server has answered once
+    // a server still starting refuses connections: whatever the design opens with (initialize,
+    // server/discover, a stateless request), it is tried again until the server has answered once
     let started = std::time::Instant::now();
-    while !after_init
-        && !shared.reached.load(Ordering::Relaxed)
+    while !shared.reached.load(Ordering::Relaxed)
         && matches!(&sent, Err(e) if e.is_connect())
         && started.elapsed() + REFUSED_PAUSE < shared.startup
     {
@@ -438,9 +437,10 @@ async fn post(shared: Arc<Shared>, outgoing: Outgoing) {
         }
         Err(e) => {
             let why = format!("cannot POST {what} to {}: {}", shared.url, error_chain(&e));
-            // once the session exists, a server that no longer answers went away: it refuses
-            // connections, or reset this one and takes no new one (it crashed mid-request)
-            let opened = method.as_deref().is_none_or(|m| m != "initialize");
+            // once the server has answered and the session is open, a server that no longer
+            // answers went away: it refuses connections, or reset this one and takes no new one
+            // (it crashed mid-request)
+            let opened = after_init && shared.reached.load(Ordering::Relaxed);
             let went_away = e.is_connect() || (e.is_request() && !shared.reachable().await);
             return match went_away && opened {
                 true => shared.gone(why).await,

@@ -36,7 +36,7 @@ pub fn headers_for(body: &Value) -> Vec<(&'static str, String)> {
         (METHOD_HEADER, encode(method)),
     ];
     if let Some(name) = name_of(method, params) {
-        out.push((NAME_HEADER, encode(name)));
+        out.push((NAME_HEADER, encode(&name)));
     }
     out
 }
@@ -61,15 +61,21 @@ pub fn headers_sent(
     sent
 }
 
-/// The body value `Mcp-Name` mirrors for a method, if it has one.
-pub fn name_of<'a>(method: &str, params: &'a Value) -> Option<&'a str> {
+/// The body value `Mcp-Name` mirrors for a method, if it has one: a string as it is, a number
+/// or a boolean (a malformed body, sent on purpose) as its JSON text; null, an object or an
+/// array has no value a header can carry.
+pub fn name_of(method: &str, params: &Value) -> Option<String> {
     let field = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
         "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
-    params.get(field).and_then(Value::as_str)
+    match params.get(field)? {
+        Value::String(s) => Some(s.clone()),
+        v @ (Value::Number(_) | Value::Bool(_)) => Some(v.to_string()),
+        _ => None,
+    }
 }
 
 /// A header value: as it is when it is plain visible ASCII (spaces inside only) and does not
@@ -135,5 +141,16 @@ mod tests {
         let legacy =
             json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"taskId": "t"}});
         assert!(headers_for(&legacy).is_empty());
+        // a malformed taskId sent on purpose: a number is mirrored as its text, null is not
+        let name = |id: Value| {
+            let body = json!({"method": "tasks/get",
+                "params": {"taskId": id, "_meta": {META_VERSION: "2026-07-28"}}});
+            headers_for(&body)
+                .into_iter()
+                .find(|(n, _)| *n == NAME_HEADER)
+                .map(|(_, v)| v)
+        };
+        assert_eq!(name(json!(42)), Some("42".to_string()));
+        assert_eq!(name(Value::Null), None);
     }
 }

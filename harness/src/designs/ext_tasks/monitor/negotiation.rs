@@ -30,7 +30,7 @@ pub(super) const LIST_REMOVED: &str = "ext-tasks.errors.tasks-list-removed";
 /// Over HTTP, a request whose metadata headers differ from its body is refused (MUST).
 pub(super) const HEADER_MISMATCH: &str = "ext-tasks.http.header-mismatch";
 /// The code of that refusal (Header Mismatch).
-const HEADER_MISMATCH_CODE: i64 = -32020;
+pub(super) const HEADER_MISMATCH_CODE: i64 = -32020;
 
 /// Round trips before a task are resolved before its CreateTaskResult (SHOULD).
 pub(super) const MRTR_SYNCHRONOUS: &str = "ext-tasks.create.mrtr-synchronous";

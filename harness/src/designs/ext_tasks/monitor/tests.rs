@@ -280,3 +280,43 @@ fn an_update_is_an_empty_acknowledgement_and_keys_never_issued_change_nothing() 
     assert_eq!(verdict(&j, updates::UPDATE_ACK), Some(Verdict::Fail));
     assert_eq!(verdict(&j, updates::UNKNOWN_KEYS), Some(Verdict::Warn));
 }
+
+#[test]
+fn a_task_id_no_header_can_mirror_may_be_refused_by_the_http_transport_but_not_over_stdio() {
+    let asked = |over_http: bool| {
+        let declared = meta(json!({"extensions": {EXTENSION: {}}}));
+        let mut entries = vec![
+            Entry::of(
+                1,
+                Direction::Out,
+                1,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"taskId": null, "_meta": declared}}),
+            ),
+            Entry::of(
+                2,
+                Direction::In,
+                2,
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": "Header mismatch: Mcp-Name is missing"}}),
+            ),
+        ];
+        if over_http {
+            entries[0].headers = Some(
+                [
+                    ("mcp-method", "tasks/get"),
+                    ("mcp-protocol-version", "2026-07-28"),
+                ]
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .into(),
+            );
+        }
+        let ctx = Context {
+            capabilities: &json!({"extensions": {EXTENSION: {}}}),
+            official: None,
+            breaks: &[],
+            authorization: false,
+        };
+        verdict(&judge(&entries, &ctx), updates::GET_UNKNOWN)
+    };
+    assert_eq!(asked(true), Some(Verdict::Pass));
+    assert_eq!(asked(false), Some(Verdict::Fail));
+}

@@ -81,14 +81,19 @@ impl Monitor {
             Some(Value::String(id)) => id.clone(),
             other => {
                 let rule = unknown_rule(method);
-                let held = code == Some(crate::wire::code::INVALID_PARAMS);
+                // over HTTP, Mcp-Name cannot mirror a taskId that is null, an object or absent:
+                // the transport's refusal (-32020) is the rejection the rule asks for
+                let refused_by_transport =
+                    asked.headers.is_some() && code == Some(negotiation::HEADER_MISMATCH_CODE);
+                let held = code == Some(crate::wire::code::INVALID_PARAMS) || refused_by_transport;
                 let shown = other.map_or("absent".to_string(), |v| format!("{v}, not a string"));
                 return self.find(
                     rule,
                     held,
-                    match held {
-                        true => format!("{method} with taskId {shown} got -32602"),
-                        false => format!(
+                    match (held, refused_by_transport) {
+                        (true, false) => format!("{method} with taskId {shown} got -32602"),
+                        (true, true) => format!("{method} with taskId {shown} got -32020 (Header Mismatch): the transport refused it, a rejection"),
+                        (false, _) => format!(
                             "{method} with taskId {shown} was answered {}, not -32602 (Invalid params)",
                             negotiation::shown(answer)
                         ),

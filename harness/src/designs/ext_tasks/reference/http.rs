@@ -99,7 +99,9 @@ async fn answer_post(
         json_body(status, body)
     };
     let checked = !server.faults().has(Fault::AcceptsMismatchedHeaders);
-    if let Some(why) = mismatch(headers, &value).filter(|_| checked) {
+    let strict = server.is(super::variants::Variant::StrictNames);
+    let why = mismatch(headers, &value).or_else(|| strict.then(|| unnamed(headers, &value))?);
+    if let Some(why) = why.filter(|_| checked) {
         let error = json!({"code": HEADER_MISMATCH, "message": format!("Header mismatch: {why}")});
         return answer(StatusCode::BAD_REQUEST, Err(error));
     }
@@ -123,6 +125,26 @@ async fn answer_post(
         _ => StatusCode::OK,
     };
     answer(status, outcome)
+}
+
+/// Under the strict-names variant: a request that names something (a tool, a task) without an
+/// `Mcp-Name`, or whose body names it with no string.
+fn unnamed(headers: &HeaderMap, body: &Value) -> Option<String> {
+    let method = body.get("method").and_then(Value::as_str)?;
+    // a request of an earlier revision calls for no metadata header
+    if routing::headers_for(body).is_empty() {
+        return None;
+    }
+    let field = match method {
+        "tools/call" => "name",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
+        _ => return None,
+    };
+    match (headers.get(NAME_HEADER), &body["params"][field]) {
+        (None, _) => Some(format!("{NAME_HEADER} is missing")),
+        (_, Value::String(_)) => None,
+        (_, other) => Some(format!("the body's {field} is {other}, no string")),
+    }
 }
 
 /// What is wrong with the request metadata headers of a body, if anything.

@@ -24,6 +24,7 @@ pub enum Variant {
     ImmediateShortWork,
     RenamedTools,
     NoTasks,
+    StrictNames,
 }
 
 /// Every variant of the extension's reference receiver.
@@ -107,5 +108,10 @@ pub const VARIANTS: &[VariantInfo<Variant>] = &[
         variant: NoTasks,
         name: "no-tasks",
         description: "has no Tasks: server/discover leaves the extension out, tools/list leaves out every tool that runs only as a task, every call is answered at once, and tasks/get, tasks/update and tasks/cancel are answered -32601 (Method not found), as a 2026-07-28 server written without the extension",
+    },
+    VariantInfo {
+        variant: StrictNames,
+        name: "strict-names",
+        description: "over HTTP, refuses with 400 and -32020 (Header Mismatch) a tools/call, tasks/get, tasks/update or tasks/cancel whose Mcp-Name is missing, or whose body value is no string (a server that mirrors string names only)",
     },
 ];
