@@ -25,9 +25,22 @@ fn faults(flag_values: &[&str]) -> Vec<String> {
 }
 
 fn read_report(path: &std::path::Path) -> Value {
-    std::fs::read_to_string(path)
+    let mut doc = std::fs::read_to_string(path)
         .map(|t| serde_json::from_str(&t).unwrap())
-        .unwrap_or(Value::Null)
+        .unwrap_or(Value::Null);
+    // the markdown report written beside it, kept under a key of the test's own
+    if let (Some(doc), Ok(md)) = (
+        doc.as_object_mut(),
+        std::fs::read_to_string(markdown_beside(path)),
+    ) {
+        doc.insert("markdown (test)".into(), md.into());
+    }
+    doc
+}
+
+/// Where the markdown report beside a JSON report goes.
+fn markdown_beside(path: &std::path::Path) -> std::path::PathBuf {
+    path.with_extension("md")
 }
 
 /// The pair over stdio: the requestor starts `watch -- reference` as its server; watch's
@@ -46,6 +59,7 @@ fn stdio_watched(
 ) -> Value {
     let report = temp_path(&format!("pair-{tag}.json"));
     let _ = std::fs::remove_file(&report);
+    let _ = std::fs::remove_file(markdown_beside(&report));
     let out = Command::new(BIN)
         .args(["reference-requestor", "--profile", profile])
         .args(faults(requestor))
@@ -55,6 +69,8 @@ fn stdio_watched(
             "watch",
             "--report-json",
             report.to_str().unwrap(),
+            "--report-md",
+            markdown_beside(&report).to_str().unwrap(),
         ])
         .args(watch)
         .args(["--", BIN, "reference", "--profile", profile])
@@ -81,11 +97,14 @@ fn over_http(profile: &str, requestor: &[&str], receiver: &[&str], tag: &str) ->
     let upstream = HttpReference::start(&flags);
     let report = temp_path(&format!("pair-http-{tag}.json"));
     let _ = std::fs::remove_file(&report);
-    let stop = match profile {
-        "ext-tasks" => ["--idle-exit", "1"],
-        _ => ["--sessions", "1"],
+    let markdown = markdown_beside(&report);
+    let _ = std::fs::remove_file(&markdown);
+    let mut options = match profile {
+        "ext-tasks" => vec!["--idle-exit", "1"],
+        _ => vec!["--sessions", "1"],
     };
-    let (proxy, url) = watch_proxy(&upstream.url, &stop, &report);
+    options.extend(["--report-md", markdown.to_str().unwrap()]);
+    let (proxy, url) = watch_proxy(&upstream.url, &options, &report);
     let _ = Command::new(BIN)
         .args(["reference-requestor", "--profile", profile])
         .args(faults(requestor))
@@ -154,6 +173,7 @@ fn judged_on_the_right_side(
         !sides.contains("requestor: every judged MUST held, on"),
         "{doc}"
     );
+    whose_in_the_outcome(&doc, requestor_rule, "(requestor: 1)");
     // a fault of the server: its rule alone; the client is judged all the same, and a client
     // rule that depends on what the server broke is not held against it
     let doc = pair(profile, &[], &[receiver_fault], &tag("receiver"));
@@ -165,6 +185,31 @@ fn judged_on_the_right_side(
     let sides = doc["bySide"].as_str().unwrap_or_default();
     assert!(sides.contains("requestor: every judged MUST held"), "{doc}");
     assert_eq!(verdict(&doc, client_rule).as_deref(), Some("pass"), "{doc}");
+    whose_in_the_outcome(&doc, receiver_rule, "(receiver: 1)");
+}
+
+/// A MUST `rule` failed: the exit line says whose side failed (`whose`), and the markdown
+/// report marks the side on its every row of the rule; a SHOULD leaves the run conformant.
+fn whose_in_the_outcome(doc: &Value, rule: &str, whose: &str) {
+    let outcome = doc["outcome"].as_str().unwrap_or_default();
+    let must = mcp_taskcheck::spec::rule(rule)
+        .unwrap()
+        .level
+        .is_mandatory();
+    match must {
+        true => assert!(outcome.contains(whose), "{outcome}"),
+        false => assert!(outcome.starts_with("conformant"), "{outcome}"),
+    }
+    let side = whose.trim_start_matches('(').split(':').next().unwrap();
+    let md = doc["markdown (test)"].as_str().unwrap_or_default();
+    let rows: Vec<&str> = md
+        .lines()
+        .filter(|l| l.contains(&format!("`{rule}`")))
+        .collect();
+    assert!(!rows.is_empty(), "{md}");
+    for row in rows {
+        assert!(row.contains(&format!("({side})")), "{row}\n{md}");
+    }
 }
 
 #[test]

@@ -56,6 +56,15 @@ fn verdict_cell(v: Verdict) -> String {
 }
 
 impl RunReport {
+    /// A rule's link, with whose side it judges where the report judged both.
+    fn rule_cell(&self, rule: &str, mixed: bool) -> String {
+        format!(
+            "{}{}",
+            rule_link(rule),
+            escape(&self.side_mark(rule, mixed))
+        )
+    }
+
     /// Every rule the report judged, explained as `taskcheck explain` does (level, sentence,
     /// spec link, the scenarios that judge it, the faults that break it), each at `#r-<rule>`.
     fn explanations(&self) -> String {
@@ -107,17 +116,16 @@ impl RunReport {
         if let Some(sides) = self.sides_line() {
             out.push_str(&format!("<p><b>by side</b>: {}</p>\n", escape(&sides)));
         }
+        let mixed = self.sides_line().is_some();
         let not_met = self.rules_not_met();
         if !not_met.is_empty() {
             out.push_str("<h2>Rules not met</h2>\n<table><tr><th>verdict</th><th>rule</th><th>level</th><th>summary</th></tr>\n");
-            let mixed = self.sides_line().is_some();
             for (rule, v) in not_met {
                 let r = spec::rule(&rule);
                 out.push_str(&format!(
-                    "<tr>{}<td>{}{} (<a href=\"{}\">spec</a>)</td><td>{}</td><td>{}</td></tr>\n",
+                    "<tr>{}<td>{} (<a href=\"{}\">spec</a>)</td><td>{}</td><td>{}</td></tr>\n",
                     verdict_cell(v),
-                    rule_link(&rule),
-                    escape(&self.side_mark(&rule, mixed)),
+                    self.rule_cell(&rule, mixed),
                     r.map(Profile::link).unwrap_or_default(),
                     r.map(|r| r.level.as_str()).unwrap_or_default(),
                     escape(r.map(|r| r.summary.as_str()).unwrap_or_default()),
@@ -132,7 +140,7 @@ impl RunReport {
                 let r = spec::rule(&rule);
                 out.push_str(&format!(
                     "<tr><td>{} (<a href=\"{}\">spec</a>)</td><td>{}</td><td>{}</td></tr>\n",
-                    rule_link(&rule),
+                    self.rule_cell(&rule, mixed),
                     r.map(Profile::link).unwrap_or_default(),
                     r.map(|r| r.level.as_str()).unwrap_or_default(),
                     escape(&why),
@@ -146,7 +154,11 @@ impl RunReport {
                 .iter()
                 .map(|rule| {
                     let link = spec::rule(rule).map(Profile::link).unwrap_or_default();
-                    format!("<a href=\"{link}\">{}</a>", escape(rule))
+                    format!(
+                        "<a href=\"{link}\">{}</a>{}",
+                        escape(rule),
+                        escape(&self.side_mark(rule, mixed))
+                    )
                 })
                 .collect();
             out.push_str(&format!(
@@ -206,7 +218,7 @@ impl RunReport {
                     verdict_cell(c.verdict),
                     escape(&s.id),
                     escape(&s.id),
-                    rule_link(&c.rule),
+                    self.rule_cell(&c.rule, mixed),
                     escape_content(&format!("{}{}", super::terminal::step_prefix(c), c.explained())),
                 ));
             }
@@ -261,7 +273,7 @@ impl RunReport {
                 out.push_str(&format!(
                     "<tr{follows}>{}<td>{}</td><td class=\"m\">{}{compared}</td></tr>\n",
                     verdict_cell(c.verdict),
-                    rule_link(&c.rule),
+                    self.rule_cell(&c.rule, mixed),
                     escape_content(&format!(
                         "{}{}",
                         super::terminal::step_prefix(c),

@@ -45,6 +45,7 @@ impl RunReport {
         if let Some(folded) = self.folded.summary() {
             out.push_str(&format!("{}\n\n", cell(&folded)));
         }
+        let mixed = self.sides_line().is_some();
         let rows: Vec<String> = self
             .scenarios
             .iter()
@@ -67,10 +68,11 @@ impl RunReport {
                         // a consequence sits under its root
                         let arrow = if c.root.is_some() { "↳ " } else { "" };
                         format!(
-                            "| {arrow}{}{baseline} | [`{}`]({}) | {} | `{}` | {} |\n",
+                            "| {arrow}{}{baseline} | [`{}`]({}){} | {} | `{}` | {} |\n",
                             c.verdict.label(),
                             c.rule,
                             r.map(Profile::link).unwrap_or_default(),
+                            self.side_mark(&c.rule, mixed),
                             r.map(|r| r.level.as_str()).unwrap_or_default(),
                             s.id,
                             cell(&format!(
@@ -110,6 +112,7 @@ impl RunReport {
         if untestable.is_empty() {
             return String::new();
         }
+        let mixed = self.sides_line().is_some();
         let mut out = format!(
             "\n### Rules no scenario could judge ({})\n\nNot judged is not passed: each says what would make it testable.\n\n| rule | level | why not judged |\n|---|---|---|\n",
             untestable.len()
@@ -117,8 +120,9 @@ impl RunReport {
         for (rule, why) in untestable {
             let r = spec::rule(&rule);
             out.push_str(&format!(
-                "| [`{rule}`]({}) | {} | {} |\n",
+                "| [`{rule}`]({}){} | {} | {} |\n",
                 r.map(Profile::link).unwrap_or_default(),
+                self.side_mark(&rule, mixed),
                 r.map(|r| r.level.as_str()).unwrap_or_default(),
                 cell(&why)
             ));
@@ -132,12 +136,13 @@ impl RunReport {
         if self.not_exercised.is_empty() {
             return String::new();
         }
+        let mixed = self.sides_line().is_some();
         let rules: Vec<String> = self
             .not_exercised
             .iter()
             .map(|rule| {
                 let link = spec::rule(rule).map(Profile::link).unwrap_or_default();
-                format!("[`{rule}`]({link})")
+                format!("[`{rule}`]({link}){}", self.side_mark(rule, mixed))
             })
             .collect();
         format!(

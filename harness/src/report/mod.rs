@@ -489,8 +489,9 @@ impl RunReport {
                 (
                     exit::NONCONFORMANT,
                     format!(
-                        "non-conformant: {} {kind}, in {unexpected} check(s)",
-                        unexpected_rules.len()
+                        "non-conformant: {} {kind}{}, in {unexpected} check(s)",
+                        unexpected_rules.len(),
+                        self.whose(&unexpected_rules)
                     ),
                 )
             } else if !outcome.stale.is_empty() {
@@ -574,6 +575,20 @@ impl RunReport {
             true => format!(" ({})", self.side_of(rule)),
             false => String::new(),
         }
+    }
+
+    /// ` (requestor: 2)`, or ` (receiver: 1, requestor: 2)`: whose the failed rules are, where
+    /// the report judged rules of both sides (nothing where it judged one).
+    fn whose(&self, failed: &BTreeSet<&str>) -> String {
+        if self.sides_line().is_none() {
+            return String::new();
+        }
+        let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+        for rule in failed {
+            *by.entry(self.side_of(rule)).or_default() += 1;
+        }
+        let each: Vec<String> = by.iter().map(|(side, n)| format!("{side}: {n}")).collect();
+        format!(" ({})", each.join(", "))
     }
 
     /// Each side's outcome, where the report judged rules of both (a recorded conversation

@@ -167,6 +167,14 @@ pub(super) fn step_prefix(c: &crate::verdict::Check) -> String {
 }
 
 impl RunReport {
+    /// Rules joined with commas, each with its side where the report judged both.
+    fn marked<'a>(&self, rules: impl Iterator<Item = &'a str>, mixed: bool) -> String {
+        let each: Vec<String> = rules
+            .map(|rule| format!("{rule}{}", self.side_mark(rule, mixed)))
+            .collect();
+        each.join(", ")
+    }
+
     /// The human report, as much of it as `detail` asks, fitted to `width` columns: a
     /// scenario's line keeps to one (its title cut short), any other line breaks between words.
     pub fn terminal(
@@ -178,6 +186,7 @@ impl RunReport {
     ) -> String {
         let mut out = String::new();
         let mut said = std::collections::HashMap::new();
+        let mixed = self.sides_line().is_some();
         for s in self.scenarios.iter().filter(|_| detail != Detail::Quiet) {
             let verdict = RunReport::scenario_verdict(s);
             let head = format!(
@@ -222,9 +231,10 @@ impl RunReport {
                 // lines a message quotes (a receiver's stderr) sit on their own, under it
                 let said = c.explained().replace('\n', "\n          ");
                 out.push_str(&format!(
-                    "{indent}{} {}  {}{said}{expected}\n",
+                    "{indent}{} {}{}  {}{said}{expected}\n",
                     label(c.verdict, colour),
                     c.rule,
+                    self.side_mark(&c.rule, mixed),
                     step_prefix(c),
                 ));
                 if detail == Detail::Normal && c.verdict.not_met() {
@@ -246,9 +256,12 @@ impl RunReport {
             // the summary in four lines: what is not met, on one line, then the counts
             let each: Vec<String> = bad
                 .iter()
-                .map(|(rule, v)| match colour {
-                    true => format!("\x1b[{}m{}\x1b[0m {rule}", colour_of(*v), v.label()),
-                    false => format!("{} {rule}", v.label()),
+                .map(|(rule, v)| {
+                    let side = self.side_mark(rule, mixed);
+                    match colour {
+                        true => format!("\x1b[{}m{}\x1b[0m {rule}{side}", colour_of(*v), v.label()),
+                        false => format!("{} {rule}{side}", v.label()),
+                    }
                 })
                 .collect();
             if !each.is_empty() {
@@ -256,7 +269,6 @@ impl RunReport {
             }
         } else if !bad.is_empty() {
             out.push_str("\nrules not met:\n");
-            let mixed = self.sides_line().is_some();
             for (rule, v) in bad {
                 let link = spec::rule(&rule).map(Profile::link).unwrap_or_default();
                 let side = self.side_mark(&rule, mixed);
@@ -272,7 +284,7 @@ impl RunReport {
                 out.push_str(&format!(
                     "  {} {}\n      why: {why}\n",
                     label(Verdict::Untestable, colour),
-                    rules.join(", ")
+                    self.marked(rules.into_iter(), mixed)
                 ));
             }
         }
@@ -280,7 +292,7 @@ impl RunReport {
             out.push_str(&format!(
                 "\nrules this traffic did not exercise ({}): {}\n  {}\n",
                 self.not_exercised.len(),
-                self.not_exercised.join(", "),
+                self.marked(self.not_exercised.iter().map(String::as_str), mixed),
                 super::NOT_EXERCISED
             ));
         }
