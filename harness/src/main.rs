@@ -78,13 +78,12 @@ enum Command {
     Schema(cli::inspect::SchemaArgs),
 }
 
-/// `; did you mean "run"?` for a mistyped command close to one (a typo or two away: clap
-/// suggests only what shares its letters in order, not `rnu`).
+/// `unknown command "rn"; did you mean "run"?` for a mistyped command a typo or two away from
+/// one, by edit distance (clap suggests by shared letters: `reference-client` for `rn`, and
+/// nothing for `rnu`).
 fn nearest_command(e: &clap::Error) -> Option<String> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    // clap's own suggestion, when it has one, is enough
-    if e.kind() != ErrorKind::InvalidSubcommand || e.get(ContextKind::SuggestedSubcommand).is_some()
-    {
+    if e.kind() != ErrorKind::InvalidSubcommand {
         return None;
     }
     let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidSubcommand) else {
@@ -93,7 +92,7 @@ fn nearest_command(e: &clap::Error) -> Option<String> {
     let command = Cli::command();
     let names = command.get_subcommands().map(|c| c.get_name());
     let near = mcp_taskcheck::scenario::did_you_mean(typed, names);
-    (!near.is_empty()).then_some(near)
+    (!near.is_empty()).then(|| format!("unknown command {typed:?}{near} (see `taskcheck --help`)"))
 }
 
 fn main() {
@@ -103,9 +102,11 @@ fn main() {
         } else {
             exit::CONFORMANT
         };
-        let _ = e.print();
-        if let Some(near) = nearest_command(&e) {
-            eprintln!("taskcheck: no command of that name{near}");
+        match nearest_command(&e) {
+            Some(near) => eprintln!("taskcheck: {near}"),
+            None => {
+                let _ = e.print();
+            }
         }
         std::process::exit(code);
     });

@@ -144,11 +144,24 @@ fn a_mistyped_id_is_refused_before_any_receiver_starts_with_the_id_it_is_closest
     // nothing close: no guess
     let out = taskcheck(&["run", "--stdio", "sleep 30", "--scenario", "zzzz"]);
     assert!(!text(&out).contains("did you mean"), "{}", text(&out));
-    // a mistyped command, even one whose letters are out of order
-    let out = taskcheck(&["rnu"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    // a mistyped command, even one whose letters are out of order, or a letter short (where
+    // clap's own guess was `reference-client`)
+    for typed in ["rnu", "rn"] {
+        let out = taskcheck(&[typed]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(
+            text(&out).contains(&format!(
+                r#"unknown command "{typed}"; did you mean "run"?"#
+            )),
+            "{}",
+            text(&out)
+        );
+        assert!(!text(&out).contains("reference-"), "{}", text(&out));
+    }
+    // a mistyped tag
+    let out = taskcheck(&["run", "--stdio", "sleep 30", "--tag", "erors"]);
     assert!(
-        text(&out).contains(r#"no command of that name; did you mean "run"?"#),
+        text(&out).contains(r#"no scenario has the tag "erors"; did you mean "errors"?"#),
         "{}",
         text(&out)
     );

@@ -4,6 +4,7 @@ use super::Scenario;
 use crate::designs::Profile;
 use crate::spec;
 use include_dir::{include_dir, Dir};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 // harness/scenarios links to the top-level scenarios/, so the packaged crate carries them too
@@ -235,8 +236,14 @@ pub fn select(
     }
     let has_tag = |s: &Scenario, t: &String| s.tags.iter().flatten().any(|x| x == t);
     if let Some(t) = tags.iter().find(|t| !all.iter().any(|s| has_tag(s, t))) {
+        let known: BTreeSet<&str> = all
+            .iter()
+            .flat_map(|s| s.tags.iter().flatten())
+            .map(String::as_str)
+            .collect();
+        let near = did_you_mean(t, known.into_iter());
         return Err(format!(
-            "no scenario has the tag {t:?} (see `taskcheck list`)"
+            "no scenario has the tag {t:?}{near} (see `taskcheck list`)"
         ));
     }
     let picked: Vec<Scenario> = all
