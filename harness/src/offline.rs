@@ -256,6 +256,8 @@ struct Folder {
     first: Option<(usize, Profile, String)>,
     /// Each session's created task ids over HTTP: its place, name, the ids and their rule.
     created: Vec<(usize, suite::Created)>,
+    /// The longest session's span, listed or folded: what the recording covers.
+    longest: Duration,
 }
 
 /// How many sessions that do not meet a rule are listed as its examples once folding began.
@@ -270,10 +272,12 @@ impl Folder {
             folded: Folded::default(),
             first: None,
             created: Vec::new(),
+            longest: Duration::ZERO,
         }
     }
 
     fn add(&mut self, mut judged: Judged) {
+        self.longest = self.longest.max(judged.run.duration);
         if let Some((ids, rule)) = judged.created.take() {
             self.created
                 .push((judged.slot, (judged.run.id.clone(), ids, rule)));
@@ -329,8 +333,9 @@ impl Folder {
             transport,
             scenarios: self.listed.into_iter().map(|j| j.run).collect(),
             folded: self.folded,
+            // a recording says when each message came in its session, not when it was made
             started: String::new(),
-            duration: Duration::ZERO,
+            duration: self.longest,
             cpu: None,
             fixed_work_ms: Default::default(),
             not_exercised: Vec::new(),

@@ -152,6 +152,12 @@ fn judged_on_the_right_side(
     );
     assert_eq!(doc["exitCode"], 0, "{doc}");
     assert_eq!(verdict(&doc, client_rule).as_deref(), Some("pass"), "{doc}");
+    // when watch saw the conversation, and for how long
+    assert!(
+        doc["started"].as_str().is_some_and(|s| s.len() > 10),
+        "{doc}"
+    );
+    assert!(doc["durationMs"].as_u64().is_some_and(|ms| ms > 0), "{doc}");
     // what speaks of the other transport is not applicable to this one's traffic
     let other = doc["judged"]["otherTransport"].to_string();
     let stdio_rule = other.contains("transport.stdio.stdout-only-mcp");

@@ -80,13 +80,20 @@ pub async fn run(args: WatchArgs) -> i32 {
     // a broken baseline is refused before any traffic; sessions are named as they come
     let baseline = expected_failures(&args.reports, &[offline::UNNAMED.to_string()]);
     let command = Served::default();
+    let started = mcp_taskcheck::timestamp::now();
+    let clock = std::time::Instant::now();
     let report = match (&args.listen, &args.upstream, &args.exec) {
         (Some(listen), Some(upstream), _) => proxy(*listen, upstream, &args, &command).await,
         (_, _, Some(exec)) => executed(exec, &args, &command).await,
         _ => wrapped(&args).await,
     };
     let report = match report {
-        Ok(report) => report,
+        // watch saw the conversation as it happened: when, and for how long
+        Ok(report) => RunReport {
+            started,
+            duration: clock.elapsed(),
+            ..report
+        },
         Err(e) => {
             eprintln!("taskcheck watch: {e}");
             return exit::HARNESS;
