@@ -121,8 +121,13 @@ impl Mailboxes {
 /// Why a request got no reply.
 #[derive(Debug, Clone)]
 pub enum RequestError {
-    /// No response within the timeout.
-    Timeout { method: String, after: Duration },
+    /// No response within the timeout; `meanwhile` says what the receiver sent while taskcheck
+    /// waited (an acknowledgement, notifications), or is empty.
+    Timeout {
+        method: String,
+        after: Duration,
+        meanwhile: String,
+    },
     /// The connection ended (receiver exited, wrote garbage, closed stdout).
     Closed(Closure),
 }
@@ -130,8 +135,16 @@ pub enum RequestError {
 impl std::fmt::Display for RequestError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RequestError::Timeout { method, after } => {
-                write!(f, "no response to {method} within {} ms", after.as_millis())
+            RequestError::Timeout {
+                method,
+                after,
+                meanwhile,
+            } => {
+                write!(f, "no response to {method} within {} ms", after.as_millis())?;
+                match meanwhile.is_empty() {
+                    true => Ok(()),
+                    false => write!(f, " (meanwhile it sent {meanwhile})"),
+                }
             }
             RequestError::Closed(why) => write!(f, "connection lost: {why}"),
         }
@@ -487,10 +500,43 @@ impl Session {
                     None => RequestError::Timeout {
                         method: method.to_string(),
                         after: timeout,
+                        meanwhile: self.sent_since(asked),
                     },
                 })
             }
         }
+    }
+
+    /// What the receiver sent after trace entry `asked`, by method, in the order each first
+    /// came: `notifications/subscriptions/acknowledged, 2× notifications/tasks/status`; the
+    /// answers to other requests counted apart.
+    fn sent_since(&self, asked: u64) -> String {
+        let mut seen: Vec<(String, usize)> = Vec::new();
+        self.trace.with_entries(|entries| {
+            for e in entries
+                .iter()
+                .filter(|e| e.seq > asked && e.dir == Direction::In)
+            {
+                let what = match e.decoded() {
+                    Some(wire::MessageRef::Request { method, .. })
+                    | Some(wire::MessageRef::Notification { method, .. }) => method.to_string(),
+                    Some(_) => "an answer to another request".to_string(),
+                    None => continue,
+                };
+                match seen.iter_mut().find(|(m, _)| *m == what) {
+                    Some((_, n)) => *n += 1,
+                    None => seen.push((what, 1)),
+                }
+            }
+        });
+        let each: Vec<String> = seen
+            .into_iter()
+            .map(|(m, n)| match n {
+                1 => m,
+                n => format!("{n}× {m}"),
+            })
+            .collect();
+        each.join(", ")
     }
 
     /// Stops waiting for a request's answer (and, with `abandon`, drops its stream).
@@ -551,7 +597,7 @@ impl Session {
                 _ = notified => {}
                 _ = closed.wait_for(Option::is_some) => {}
                 _ = tokio::time::sleep_until(deadline) => {
-                    return Err(RequestError::Timeout { method: method.to_string(), after: timeout });
+                    return Err(RequestError::Timeout { method: method.to_string(), after: timeout, meanwhile: String::new() });
                 }
             }
         }

@@ -124,6 +124,25 @@ fn exits_after_initialize_failing_wire_survives() {
     );
 }
 
+#[test]
+fn a_request_that_times_out_says_what_the_receiver_sent_meanwhile() {
+    // initialized, then every request is met with a log notification and never answered
+    let log = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"busy"}}"#;
+    let script = format!(
+        "sh -c 'read l; echo '\"'\"'{INIT_REPLY}'\"'\"'; read l; sleep 987658 & while read l; do echo '\"'\"'{log}'\"'\"'; done'"
+    );
+    assert_ends(
+        &script,
+        &["--scenario", "create-poll-result"],
+        "meanwhile",
+        (
+            "the receiver stopped answering: no response to tools/list within 500 ms (meanwhile it sent notifications/message), nor to a ping",
+            1,
+        ),
+        "sleep 987658",
+    );
+}
+
 /// A server command that does not exist, or a server that never answers its opening
 /// request: the run stops before its first scenario, within seconds, with one line naming the
 /// cause (the shell's own "not found"), says nothing of which design the server speaks, still
