@@ -80,18 +80,35 @@ fn says(description: &str, word: &str) -> bool {
 
 /// The fixture argument a property of the tool can carry (`${ms}`, `${seconds}`, ...), if any.
 fn carried(role: &str, property: &str, schema: &Value) -> Option<&'static str> {
-    let kind = schema
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let kind = kind_of(schema);
     let p = property.to_lowercase();
     let numeric = kind == "integer" || kind == "number";
     let echo = matches!(role, "sync_echo" | "forbidden_echo");
-    let in_ms = p == "ms" || p.contains("millis") || p.ends_with("_ms") || property.ends_with("Ms");
+    // a duration's unit, by its name, else by its description where the name says only that
+    // it is a duration (`duration`, `delay`: "how long to wait, in seconds")
+    let said = schema
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_lowercase();
+    let a_duration = DURATION_WORDS.iter().any(|w| p.contains(w));
+    let says_ms = said.contains("millisecond")
+        || said
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == "ms");
+    let in_ms = p == "ms"
+        || p.contains("millis")
+        || p.ends_with("_ms")
+        || property.ends_with("Ms")
+        || (a_duration && says_ms);
     if numeric && in_ms {
         return Some("${ms}");
     }
-    if numeric && (p.contains("second") || p.ends_with("_s") || p == "secs") {
+    let in_seconds = p.contains("second")
+        || p.ends_with("_s")
+        || p == "secs"
+        || (a_duration && !says_ms && said.contains("second"));
+    if numeric && in_seconds {
         return Some(if kind == "integer" {
             "${seconds_ceil}"
         } else {
@@ -105,6 +122,31 @@ fn carried(role: &str, property: &str, schema: &Value) -> Option<&'static str> {
         return Some("${text}");
     }
     None
+}
+
+/// Words in a property's name that say it is a duration, its unit left to its description.
+const DURATION_WORDS: [&str; 4] = ["duration", "delay", "sleep", "wait"];
+
+/// A property's JSON type: its `type`, or the one number or string type of a union
+/// (`["number", "null"]`, or an `anyOf` with `{"type": "null"}`, as Pydantic writes
+/// `float | None`); empty where none is told.
+fn kind_of(schema: &Value) -> &str {
+    fn one(t: &Value) -> Option<&str> {
+        match t {
+            Value::String(k) if k != "null" => Some(k.as_str()),
+            Value::Array(ks) => ks.iter().filter_map(Value::as_str).find(|k| *k != "null"),
+            _ => None,
+        }
+    }
+    if let Some(k) = schema.get("type").and_then(one) {
+        return k;
+    }
+    ["anyOf", "oneOf"]
+        .iter()
+        .filter_map(|key| schema.get(*key).and_then(Value::as_array))
+        .flatten()
+        .find_map(|branch| branch.get("type").and_then(one))
+        .unwrap_or_default()
 }
 
 /// The fixture arguments a mapping's placeholders stand for when its arguments are checked
@@ -452,6 +494,31 @@ mod tests {
             t["execution"] = json!({"taskSupport": s});
         }
         t
+    }
+
+    #[test]
+    fn a_duration_takes_its_unit_from_its_name_or_description_whatever_union_types_it() {
+        let sleeper = |props: Value| {
+            let t = tool("long_job", Some("optional"), "A long job", props, &[]);
+            match &propose(&ROLES, &[t], SERVES, &[])["optional_sleep"] {
+                Choice::Mapped(m) => m.arguments.clone().unwrap_or_default(),
+                other => panic!("{other:?}"),
+            }
+        };
+        // Pydantic's `float | None`, in seconds by its description
+        let seconds = sleeper(
+            json!({"duration": {"anyOf": [{"type": "number"}, {"type": "null"}],
+            "description": "How long to work, in seconds"}}),
+        );
+        assert_eq!(seconds, json!({"duration": "${seconds}"}));
+        let ms = sleeper(json!({"delay": {"type": ["integer", "null"],
+            "description": "delay in milliseconds"}}));
+        assert_eq!(ms, json!({"delay": "${ms}"}));
+        let named = sleeper(json!({"seconds": {"type": ["number", "null"]}}));
+        assert_eq!(named, json!({"seconds": "${seconds}"}));
+        // a duration whose unit nothing says carries no fixture duration (init measures it)
+        let unsaid = sleeper(json!({"duration": {"type": "number"}}));
+        assert_eq!(unsaid, json!({}));
     }
 
     #[test]
