@@ -323,27 +323,8 @@ pub fn propose(
                     return (role, Choice::Itself);
                 }
             }
-            // best evidence first (a taskSupport that answers every call of the role alike,
-            // the role's own taskSupport, then the words); a fixture tool of another role never plays this one
-            // a plain-call role asks only for a tool without task support, words or none
-            let mut candidates: Vec<&Value> = tools
-                .iter()
-                .filter(|t| {
-                    let plain = plain_role(role)
-                        && (!negotiates || !allows(declared_support(t), true));
-                    !own(t) && (score(t, role) > 0 || plain)
-                })
-                .collect();
-            let exact = |t: &Value| {
-                declared_support(t) == wanted
-            };
-            let read_only = |t: &Value| t.pointer("/annotations/readOnlyHint") == Some(&json!(true));
-            candidates.sort_by_key(|t| {
-                let agrees = agreement(t, wanted, negotiates);
-                std::cmp::Reverse((agrees, exact(t), score(t, role), read_only(t)))
-            });
             let mut why = Vec::new();
-            for tool in candidates {
+            for tool in ranked(role, tools, roles, negotiates) {
                 match mapping_for(tool, role, negotiates, allowed) {
                     Ok(mapping) => return (role, Choice::Mapped(mapping)),
                     Err(e) => why.push(format!("{:?} {e}", name(tool))),
@@ -372,6 +353,45 @@ pub fn propose(
             };
             (role, Choice::Unplayed(why))
         })
+        .collect()
+}
+
+/// The tools that may play `role`, best evidence first (a taskSupport that answers every call
+/// of the role alike, the role's own taskSupport, then the words, then a read-only hint); a
+/// fixture tool of another role never plays this one, and a plain-call role asks only for a
+/// tool without task support, words or none.
+fn ranked<'t>(role: &str, tools: &'t [Value], roles: &[&str], negotiates: bool) -> Vec<&'t Value> {
+    let wanted = find(role).and_then(|f| f.task_support);
+    let own =
+        |t: &Value| roles.contains(&t.get("name").and_then(Value::as_str).unwrap_or_default());
+    let mut candidates: Vec<&Value> = tools
+        .iter()
+        .filter(|t| {
+            let plain = plain_role(role) && (!negotiates || !allows(declared_support(t), true));
+            !own(t) && (score(t, role) > 0 || plain)
+        })
+        .collect();
+    let exact = |t: &Value| declared_support(t) == wanted;
+    let read_only = |t: &Value| t.pointer("/annotations/readOnlyHint") == Some(&json!(true));
+    candidates.sort_by_key(|t| {
+        let agrees = agreement(t, wanted, negotiates);
+        std::cmp::Reverse((agrees, exact(t), score(t, role), read_only(t)))
+    });
+    candidates
+}
+
+/// Every tool that may play `role` as [`propose`] would map it, best evidence first: the next
+/// to try where a call shows the one proposed does something else.
+pub fn candidates(
+    role: &str,
+    tools: &[Value],
+    roles: &[&str],
+    negotiates: bool,
+    allowed: &[String],
+) -> Vec<Mapping> {
+    ranked(role, tools, roles, negotiates)
+        .into_iter()
+        .filter_map(|t| mapping_for(t, role, negotiates, allowed).ok())
         .collect()
 }
 

@@ -482,6 +482,55 @@ fn a_server_without_tasks_gets_no_task_role_and_no_failure() {
     assert_eq!(doc["totals"]["warnings"], 0, "{}", doc["totals"]);
 }
 
+/// A server whose flaky tool is listed ahead of its long one, with names and descriptions that
+/// say the same of both (as a framework's examples may): the flaky one, called first, ends in
+/// a tool error, and init tries the next candidate, which plays the long-work role; the run
+/// then judges what a hand map would, with no failure.
+#[test]
+fn a_candidate_that_does_something_else_leaves_the_role_to_the_next() {
+    let dir = folder("init-next-candidate");
+    let proxy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/renamed_tools.py");
+    let server = format!("python3 {} {BIN} reference", proxy.display());
+    let renamed = r#"{"optional_sleep": ["long_run", "A long run.", {"ms": "delay_ms"}],
+        "tool_error": ["long_run_flaky", "A long run that may fail.", {"ms": "after_ms"}]}"#;
+    let out = Command::new(BIN)
+        .current_dir(&dir)
+        .args(["init", "--stdio", &server, "--yes"])
+        .env("RENAMED_OVERRIDE", renamed)
+        .env("RENAMED_REVERSED", "1")
+        .env("COLUMNS", "1000")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let flaky = said.find("watching \"long_run_flaky\"").expect(&said);
+    let long = said.find("watching \"long_run\":").expect(&said);
+    assert!(
+        flaky < long,
+        "the flaky one, listed first, was tried first: {said}"
+    );
+    assert!(
+        said.contains("optional_sleep   played by \"long_run\""),
+        "{said}"
+    );
+    assert!(
+        said.contains("tool_error       played by \"long_run_flaky\""),
+        "{said}"
+    );
+    let out = Command::new(BIN)
+        .current_dir(&dir)
+        .args(["run", "-q"])
+        .env("RENAMED_OVERRIDE", renamed)
+        .env("RENAMED_REVERSED", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let doc = report(&dir);
+    assert_eq!(doc["totals"]["failed"], 0, "{}", doc["totals"]);
+    assert_eq!(doc["totals"]["untestable"], 0, "{}", text(&out));
+}
+
 /// A server that sends its elicitation while its task still reads `working` (the reference's
 /// `no-input-required` fault, its tools under names of their own, as some frameworks do):
 /// `init` answers the elicitation as it answers any (`cancel`), says what it saw, and lets the

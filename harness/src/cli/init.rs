@@ -116,21 +116,21 @@ pub async fn run(args: InitArgs) -> i32 {
                 print!("{}", tool_table(&tools));
                 let roles = profile.fixture_roles();
                 let mut proposal = proposal::propose(&roles, &tools, declared, &args.allow_tool);
-                let seen = calibrate(
-                    &c,
-                    profile,
-                    &limits,
-                    (&tools, &info.capabilities),
-                    &mut proposal,
-                )
-                .await;
-                let many = Many {
+                let offer = Offer {
                     tools: &tools,
                     roles: &roles,
                     negotiates: declared.negotiates,
                     allowed: &args.allow_tool,
                 };
-                quickest_for_many(&c, profile, &limits, &many, seen, &mut proposal).await;
+                let seen = calibrate(
+                    &c,
+                    profile,
+                    &limits,
+                    (&offer, &info.capabilities),
+                    &mut proposal,
+                )
+                .await;
+                quickest_for_many(&c, profile, &limits, &offer, seen, &mut proposal).await;
                 Ok((proposal, info.capabilities))
             }
             Err(e) => Err(e),
@@ -247,61 +247,100 @@ fn applies(scenario: &mcp_taskcheck::scenario::Scenario, capabilities: &Value) -
         && !scenario.requires.absent_capabilities.iter().any(has)
 }
 
+/// The most tools `init` calls as a task to find one that plays a role.
+const TRIES_PER_ROLE: usize = 4;
+
 /// Calls each tool proposed for a role a task can show (`calibration::CALIBRATED`) once as a
 /// task, where the server serves tasks and the tool allows them: one that does what the role
-/// does plays it (a sleep role's tool that takes no duration with the duration measured); one
-/// that does anything else (asks for input, fails, never ends) plays nothing, with what it
-/// did. Each distinct call is made once.
+/// does plays it (a sleep role's tool that takes no duration with the duration measured).
+/// One that does anything else (asks for input, fails, never ends) does not, and the next
+/// candidate is tried, best evidence first, up to [`TRIES_PER_ROLE`] calls; a role none plays
+/// is unplayed, with what each try did. Each distinct call is made once.
 async fn calibrate<C: mcp_taskcheck::transport::Connect>(
     connector: &C,
     profile: Profile,
     limits: &Limits,
-    server: (&[Value], &Value),
+    server: (&Offer<'_>, &Value),
     proposal: &mut std::collections::BTreeMap<&'static str, Choice>,
 ) -> Seen {
-    let (tools, capabilities) = server;
+    let (offer, capabilities) = server;
     let mut seen = Seen::default();
     if !mcp_taskcheck::monitor::has_capability(capabilities, profile.facts().task_tools_capability)
     {
         return seen;
     }
     let negotiates = profile.negotiates_task_support(capabilities);
-    for (role, choice) in proposal.iter_mut() {
-        let Choice::Mapped(mapping) = choice else {
-            continue;
-        };
-        let tool = tools
+    say!("calling each proposed tool once as a task, to see it does what its role does (up to {TRIES_PER_ROLE} tools a role, the next best where one does something else)");
+    let calls_as_task = |mapping: &Mapping| {
+        let tool = offer
+            .tools
             .iter()
             .find(|t| t.get("name").and_then(Value::as_str) == Some(&mapping.tool));
-        let declared = tool.and_then(fixtures::declared_support);
-        if !calibration::CALIBRATED.contains(role)
-            || (negotiates && !fixtures::allows(declared, true))
-        {
+        !negotiates || fixtures::allows(tool.and_then(fixtures::declared_support), true)
+    };
+    for (role, choice) in proposal.iter_mut() {
+        let Choice::Mapped(proposed) = choice else {
+            continue;
+        };
+        if !calibration::CALIBRATED.contains(role) || !calls_as_task(proposed) {
             continue;
         }
-        let call = match calibration::call_for(role, mapping) {
-            Ok(call) => call,
-            Err(e) => {
-                *choice = Choice::Unplayed(e);
-                continue;
+        // the proposed tool first, then the others that may play the role, best first
+        let mut tries = vec![proposed.clone()];
+        tries.extend(
+            proposal::candidates(
+                role,
+                offer.tools,
+                offer.roles,
+                offer.negotiates,
+                offer.allowed,
+            )
+            .into_iter()
+            .filter(|m| m.tool != proposed.tool && calls_as_task(m)),
+        );
+        let mut failed = Vec::new();
+        let mut played = None;
+        for mapping in tries.into_iter().take(TRIES_PER_ROLE) {
+            let call = match calibration::call_for(role, &mapping) {
+                Ok(call) => call,
+                Err(e) => {
+                    failed.push(format!("{:?}: {e}", mapping.tool));
+                    continue;
+                }
+            };
+            let did = watch_call(connector, limits, profile, &mapping.tool, call, &mut seen)
+                .await
+                .and_then(|did| {
+                    calibration::plays(role, &did)?;
+                    Ok(did)
+                });
+            match did {
+                Ok(did) => {
+                    played = Some(Mapping {
+                        duration_ms: proposal::needs_duration(role, &mapping)
+                            .then_some(did.took.as_millis() as u64),
+                        ..mapping
+                    });
+                    break;
+                }
+                Err(e) => failed.push(format!(
+                    "{:?} does not do what {role} does: called once as a task it {e}",
+                    mapping.tool
+                )),
             }
-        };
-        let did = watch_call(connector, limits, profile, &mapping.tool, call, &mut seen)
-            .await
-            .and_then(|did| {
-                calibration::plays(role, &did)?;
-                Ok(did)
-            });
-        *choice = match did {
-            Ok(did) => Choice::Mapped(Mapping {
-                duration_ms: proposal::needs_duration(role, mapping)
-                    .then_some(did.took.as_millis() as u64),
-                ..mapping.clone()
-            }),
-            Err(e) => Choice::Unplayed(format!(
-                "{:?} does not do what {role} does: called once as a task it {e}",
-                mapping.tool
-            )),
+        }
+        *choice = match played {
+            Some(mapping) => {
+                if !failed.is_empty() {
+                    say!(
+                        "  {role}: played by {:?} after {} other try(s)",
+                        mapping.tool,
+                        failed.len()
+                    );
+                }
+                Choice::Mapped(mapping)
+            }
+            None => Choice::Unplayed(failed.join("; ")),
         };
     }
     seen
@@ -331,8 +370,9 @@ async fn watch_call<C: mcp_taskcheck::transport::Connect>(
     seen[&key].clone()
 }
 
-/// What decides which other tools may make the many-task steps' tasks.
-struct Many<'a> {
+/// What decides which tools may play a role: the server's tools, the fixture roles, whether
+/// the server negotiates taskSupport, and the tools the user allows.
+struct Offer<'a> {
     tools: &'a [Value],
     roles: &'a [&'static str],
     negotiates: bool,
@@ -352,7 +392,7 @@ async fn quickest_for_many<C: mcp_taskcheck::transport::Connect>(
     connector: &C,
     profile: Profile,
     limits: &Limits,
-    many: &Many<'_>,
+    many: &Offer<'_>,
     mut seen: Seen,
     proposal: &mut std::collections::BTreeMap<&'static str, Choice>,
 ) {
