@@ -346,11 +346,11 @@ pub fn fixture_plan(
     scenarios: &[Scenario],
 ) -> String {
     let mut out = String::from("fixture roles (as mapped):\n");
-    let mut unavailable = std::collections::BTreeSet::new();
+    let mut unavailable = Left::default();
     for &role in roles {
         let line = match map.tool(role, tools) {
             None => {
-                unavailable.insert(role);
+                unavailable.unplayed.insert(role.to_string());
                 format!("unplayed: {}", map.missing_tool(role))
             }
             Some(tool) => {
@@ -359,8 +359,7 @@ pub fn fixture_plan(
                 let left: Vec<&str> = [(false, "plain"), (true, "task-augmented")]
                     .into_iter()
                     .filter(|(task, _)| {
-                        negotiates
-                            && crate::fixtures::disagrees(role, name, declared, *task).is_some()
+                        unavailable.calls_left_out(role, name, declared, *task, negotiates)
                     })
                     .map(|(_, kind)| kind)
                     .collect();
@@ -382,27 +381,70 @@ pub fn fixture_plan(
     }
     if let Some(left) = left_by_role(&unavailable, scenarios) {
         out.push_str(&format!(
-            "left untestable (every scenario judging them needs an unplayed role): {left}\n"
+            "left untestable (every scenario judging them needs a role or call left out): {left}\n"
         ));
     }
     out
 }
 
-/// The rules [`left_untestable`] gives, grouped by the unplayed roles their scenarios call:
-/// `progress_sleep (tasks.cancel.stop-execution, ...); elicit_input (...)`, so each group says
-/// which role would make it testable. None when no rule is left.
-pub fn left_by_role(
-    unavailable: &std::collections::BTreeSet<&str>,
-    scenarios: &[Scenario],
-) -> Option<String> {
+/// What a run leaves out: the fixture roles no tool plays, and the calls of a played role its
+/// tool's taskSupport does not answer as the role's does (`(role, task-augmented)`).
+#[derive(Debug, Default)]
+pub struct Left {
+    pub unplayed: std::collections::BTreeSet<String>,
+    pub calls: std::collections::BTreeSet<(String, bool)>,
+}
+
+impl Left {
+    /// Whether a run leaves out the task-augmented (`task`) or plain calls of `role`, played
+    /// by `tool` declaring `declared` on a server that `negotiates` taskSupport; noted if so.
+    pub fn calls_left_out(
+        &mut self,
+        role: &str,
+        tool: &str,
+        declared: Option<&str>,
+        task: bool,
+        negotiates: bool,
+    ) -> bool {
+        let left = negotiates && crate::fixtures::disagrees(role, tool, declared, task).is_some();
+        if left {
+            self.calls.insert((role.to_string(), task));
+        }
+        left
+    }
+
+    /// Whether a call of `role` (task-augmented or not) is left out.
+    fn leaves(&self, role: &str, task: bool) -> bool {
+        self.unplayed.contains(role) || self.calls.contains(&(role.to_string(), task))
+    }
+
+    /// How a role a scenario needs is left out, if it is: `progress_sleep`, or
+    /// `optional_sleep's plain calls`.
+    fn how(&self, role: &str) -> Option<String> {
+        if self.unplayed.contains(role) {
+            return Some(role.to_string());
+        }
+        let kinds: Vec<&str> = [(false, "plain"), (true, "task-augmented")]
+            .into_iter()
+            .filter(|(task, _)| self.calls.contains(&(role.to_string(), *task)))
+            .map(|(_, kind)| kind)
+            .collect();
+        (!kinds.is_empty()).then(|| format!("{role}'s {} calls", kinds.join(" and ")))
+    }
+}
+
+/// The rules [`left_untestable`] gives, grouped by the left-out roles their scenarios call:
+/// `progress_sleep (tasks.cancel.stop-execution, ...); optional_sleep's plain calls (...)`, so
+/// each group says what would make it testable. None when no rule is left.
+pub fn left_by_role(unavailable: &Left, scenarios: &[Scenario]) -> Option<String> {
     let left = left_untestable(unavailable, scenarios);
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     for rule in left {
-        let roles: std::collections::BTreeSet<&str> = scenarios
+        let roles: std::collections::BTreeSet<String> = scenarios
             .iter()
             .filter(|s| s.rules.contains(&rule))
-            .flat_map(|s| s.requires.tools.iter().map(String::as_str))
-            .filter(|r| unavailable.contains(r))
+            .flat_map(|s| s.requires.tools.iter())
+            .filter_map(|r| unavailable.how(r))
             .collect();
         let roles = roles.into_iter().collect::<Vec<_>>().join(" or ");
         match groups.iter_mut().find(|(r, _)| *r == roles) {
@@ -421,10 +463,7 @@ pub fn left_by_role(
 /// leaves steps out: a step calling an unplayed role, one using what a left-out step would
 /// have captured, and one waiting for what the receiver sends after a step was left out. The
 /// rules no step holds (a monitor's) need the scenario to call some played role, or none.
-pub fn left_untestable(
-    unavailable: &std::collections::BTreeSet<&str>,
-    scenarios: &[Scenario],
-) -> Vec<String> {
+pub fn left_untestable(unavailable: &Left, scenarios: &[Scenario]) -> Vec<String> {
     use crate::scenario::StepKind;
     let mut judged = std::collections::BTreeSet::new();
     let mut all = std::collections::BTreeSet::new();
@@ -436,17 +475,18 @@ pub fn left_untestable(
             if matches!(step.kind, StepKind::Parallel(_) | StepKind::Sequence(_)) {
                 continue;
             }
-            let role = match &step.kind {
-                StepKind::Send { method, params, .. } if method == "tools/call" => {
-                    params.get("name").and_then(|n| n.as_str())
-                }
+            let call = match &step.kind {
+                StepKind::Send { method, params, .. } if method == "tools/call" => params
+                    .get("name")
+                    .and_then(|n| n.as_str())
+                    .map(|role| (role, params.get("task").is_some())),
                 _ => None,
             };
             let waits = matches!(
                 step.kind,
                 StepKind::Notification { .. } | StepKind::Answer { .. }
             );
-            let left = role.is_some_and(|r| unavailable.contains(r))
+            let left = call.is_some_and(|(role, task)| unavailable.leaves(role, task))
                 || step.uses().iter().any(|v| missing.contains(v))
                 || (waits && left_any);
             held.extend(step.rules());
@@ -462,7 +502,7 @@ pub fn left_untestable(
                 .requires
                 .tools
                 .iter()
-                .any(|r| !unavailable.contains(r.as_str()));
+                .any(|r| !unavailable.unplayed.contains(r.as_str()));
         if runs {
             judged.extend(
                 scenario

@@ -285,7 +285,12 @@ fn a_server_with_only_a_required_fixed_duration_tool_is_judged_on_what_its_tools
     );
     // what is left untestable is named with the role that would judge it
     assert!(
-        said.contains("left untestable until a tool plays their role: progress_sleep (tasks.cancel.stop-execution,"),
+        said.contains("left untestable until a tool plays what they need: progress_sleep (tasks.cancel.stop-execution,"),
+        "{said}"
+    );
+    // and with the calls the run leaves out: plain calls of a role whose tool is `required`
+    assert!(
+        said.contains("optional_sleep's plain calls (tasks.capability.extension-not-enabling"),
         "{said}"
     );
     // the steps that make a hundred tasks and more need only that each is made: they call

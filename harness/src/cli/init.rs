@@ -131,13 +131,13 @@ pub async fn run(args: InitArgs) -> i32 {
                 )
                 .await;
                 quickest_for_many(&c, profile, &limits, &offer, seen, &mut proposal).await;
-                Ok((proposal, info.capabilities))
+                Ok((proposal, info.capabilities, tools))
             }
             Err(e) => Err(e),
         };
         (profile, proposal)
     });
-    let (proposal, capabilities) = match proposal {
+    let (proposal, capabilities, tools) = match proposal {
         Ok(found) => found,
         Err(e) => {
             eprintln!("taskcheck: cannot list the server's tools: {e}");
@@ -170,11 +170,27 @@ pub async fn run(args: InitArgs) -> i32 {
         };
         say!("  {role:<16} {line}");
     }
-    let unplayed = proposal
-        .iter()
-        .filter(|(_, c)| matches!(c, Choice::Unplayed(_)))
-        .map(|(role, _)| *role)
-        .collect();
+    // what the run will leave out: the unplayed roles, and the calls a played role's tool
+    // answers otherwise than the role does (a plain call of a `required` tool)
+    let negotiates = profile.negotiates_task_support(&capabilities);
+    let mut left = inspect::Left::default();
+    for (role, choice) in &proposal {
+        let tool = match choice {
+            Choice::Unplayed(_) => {
+                left.unplayed.insert(role.to_string());
+                continue;
+            }
+            Choice::Itself => role.to_string(),
+            Choice::Mapped(m) => m.tool.clone(),
+        };
+        let listed = tools
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(&tool));
+        let declared = listed.and_then(fixtures::declared_support);
+        for task in [false, true] {
+            left.calls_left_out(role, &tool, declared, task, negotiates);
+        }
+    }
     let library = LibraryArgs {
         scenarios: None,
         profile: Some(profile),
@@ -190,11 +206,11 @@ pub async fn run(args: InitArgs) -> i32 {
         .filter(|s| !s.requires.distinct_auth)
         .filter(|s| applies(s, &capabilities))
         .collect();
-    match inspect::left_by_role(&unplayed, &scenarios) {
+    match inspect::left_by_role(&left, &scenarios) {
         None => say!(
             "every rule of the {profile} profile that applies over {transport} has a scenario whose tools are played (`taskcheck run` says how many it judged)"
         ),
-        Some(left) => say!("left untestable until a tool plays their role: {left}"),
+        Some(left) => say!("left untestable until a tool plays what they need: {left}"),
     }
     let roles = proposal::mapped(&proposal);
     let kept = project::relative_to(receiver.value, &args.dir);
