@@ -29,6 +29,7 @@ pub const MONITOR_RULES: &[&str] = &[
     UPDATE_COMPLETE,
     CANCEL_COMPLETE,
     FIELDS,
+    CREATED_AT,
     SAME_ID,
     TRANSITIONS,
     KEYS_UNIQUE,
@@ -81,6 +82,8 @@ const GET_COMPLETE: &str = "ext-tasks.get.result-type-complete";
 const UPDATE_COMPLETE: &str = "ext-tasks.update.result-type-complete";
 const CANCEL_COMPLETE: &str = "ext-tasks.cancel.result-type-complete";
 const FIELDS: &str = "ext-tasks.task.fields";
+/// A task's createdAt is one instant wherever it is shown (MUST, derived).
+const CREATED_AT: &str = "ext-tasks.task.created-at-constant";
 const SAME_ID: &str = "ext-tasks.task.same-id";
 const TRANSITIONS: &str = "ext-tasks.lifecycle.transitions";
 const KEYS_UNIQUE: &str = "ext-tasks.update.keys-unique";
@@ -129,6 +132,8 @@ struct Seen {
     ttl: Option<Option<u64>>,
     /// Whether taskcheck asked to cancel it (a cancelled task may be discarded at once).
     cancel_asked: bool,
+    /// The first `createdAt` it was shown with, as written, and where.
+    created_at: Option<(crate::timestamp::Stamp, String, u64)>,
 }
 
 #[derive(Default)]
@@ -731,6 +736,19 @@ impl Monitor {
         }
         if is_terminal(status) && seen.terminal.is_none() {
             seen.terminal = Some((status.to_string(), now));
+        }
+        // one creation instant, wherever the task is shown (a malformed one is FIELDS's)
+        let shown = task.get("createdAt").and_then(Value::as_str);
+        if let Some((text, at)) = shown.and_then(|t| Some((t, crate::timestamp::parse(t).ok()?))) {
+            match &seen.created_at {
+                Some((first, first_text, first_seq)) => found.push(Finding::new(
+                    CREATED_AT,
+                    first.compare(&at) == std::cmp::Ordering::Equal,
+                    format!("task {id} shown with createdAt {text:?}, first {first_text:?}"),
+                    vec![*first_seq, now],
+                )),
+                None => seen.created_at = Some((at, text.to_string(), now)),
+            }
         }
         for (k, request) in task
             .get("inputRequests")

@@ -108,7 +108,11 @@ impl ExtReference {
     /// A task as a view shows it: a handle has no payload; tasks/get (with its faults) and a
     /// notification carry the result, error or requests of its status.
     pub(super) fn detail(&self, task_id: &str, task: &Task, view: View) -> Value {
-        let mut out = json!({"taskId": task_id, "status": task.status, "createdAt": task.created_at,
+        let created = match self.has(Fault::CreatedAtWobbles) {
+            true => wobbled(&task.created_at),
+            false => task.created_at.clone(),
+        };
+        let mut out = json!({"taskId": task_id, "status": task.status, "createdAt": created,
             "lastUpdatedAt": task.updated_at});
         if !self.is(Variant::NoPollInterval) {
             out["pollIntervalMs"] = json!(POLL_MS);
@@ -162,4 +166,20 @@ impl ExtReference {
         }
         out
     }
+}
+
+/// A creation time as a server that recomputes it from the task's age shows it: off by 1 to
+/// 40 ms, changing with each view.
+fn wobbled(created: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static VIEWS: AtomicU64 = AtomicU64::new(0);
+    let off = 1 + VIEWS.fetch_add(1, Ordering::Relaxed) % 40;
+    crate::timestamp::parse(created)
+        .ok()
+        .and_then(|at| {
+            (at.at + time::Duration::milliseconds(off as i64))
+                .format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_else(|| created.to_string())
 }
