@@ -78,13 +78,14 @@ impl ExtReference {
         }
     }
 
-    /// Records a task's outcome, unless it was cancelled meanwhile.
+    /// Records a task's outcome, unless it was cancelled meanwhile (the work goes on after a
+    /// cancellation; it only stops mattering).
     pub(super) fn finish(&self, task_id: &str, outcome: Reply) {
         let mut tasks = self.lock();
         let Some(task) = tasks.get_mut(task_id) else {
             return;
         };
-        if task.status == "cancelled" {
+        if task.status == "cancelled" && !self.has(Fault::CancelledThenFinishes) {
             return;
         }
         let is_error = outcome.as_ref().is_ok_and(|r| r["isError"] == json!(true));
