@@ -146,6 +146,9 @@ pub enum StepKind {
         task: String,
         reply: Value,
         at_most: Option<usize>,
+        /// Answer again, in the same tasks/update, every request of the task an earlier
+        /// `respond` answered, with this (a second answer the server should ignore).
+        again: Option<Value>,
     },
     /// Retry the last request answered with an InputRequiredResult as a new request: each of
     /// its `inputRequests` answered with `reply`, its `requestState` echoed; `expect` judges
@@ -245,6 +248,9 @@ pub struct RawStep {
     /// `respond`: answer at most this many outstanding requests (the first in key order).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at_most: Option<usize>,
+    /// `respond`: answer again, with this, the requests earlier respond steps answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub again: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -364,6 +370,7 @@ pub const STEP_KINDS: &[StepKindSpec] = &[
         fields: &[
             "reply",
             "at_most",
+            "again",
             "rule",
             "expect",
             "checks",
@@ -424,6 +431,7 @@ impl RawStep {
             ("capture", self.capture.is_some()),
             ("reply", self.reply.is_some()),
             ("at_most", self.at_most.is_some()),
+            ("again", self.again.is_some()),
             ("rule", self.rule.is_some()),
             ("expect", self.expect.is_some()),
             ("checks", !self.checks.is_empty()),
@@ -535,6 +543,7 @@ impl TryFrom<RawStep> for Step {
                     "a respond step needs `reply`: the answer to each outstanding request",
                 )?,
                 at_most: raw.at_most,
+                again: raw.again,
             },
             "notification" => StepKind::Notification {
                 method: raw.notification.unwrap_or_default(),
@@ -626,10 +635,12 @@ impl From<Step> for RawStep {
                 task,
                 reply,
                 at_most,
+                again,
             } => {
                 raw.respond = Some(task);
                 raw.reply = Some(reply);
                 raw.at_most = at_most;
+                raw.again = again;
             }
             StepKind::Notification { method } => raw.notification = Some(method),
             StepKind::Retry { reply, save } => {

@@ -41,6 +41,7 @@ pub fn steps(ops: &[Op], offer: &Offer) -> Steps {
                         task: format!("${{t{tasks}}}"),
                         reply: json!({"action": "accept", "content": {"name": "42"}}),
                         at_most: None,
+                        again: None,
                     }));
                 }
                 tasks += 1;

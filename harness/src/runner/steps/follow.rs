@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// What a `respond` step answers with: `reply` for the outstanding requests (`at_most` of
+/// them), and `again` for those earlier steps answered.
+pub(super) struct Answers<'s> {
+    pub reply: &'s Value,
+    pub at_most: Option<usize>,
+    pub again: Option<&'s Value>,
+}
+
 impl<'a> Exec<'a> {
     /// Waits for a receiver request or notification of `method` and judges its params.
     pub(super) async fn receive(
@@ -183,10 +191,14 @@ impl<'a> Exec<'a> {
         &self,
         step: &Step,
         task: &str,
-        reply: &Value,
-        at_most: Option<usize>,
+        answers: Answers<'_>,
         state: &mut State,
     ) -> Result<(), Stop> {
+        let Answers {
+            reply,
+            at_most,
+            again,
+        } = answers;
         let (Some(update), Some(input)) = (self.wire.update, &self.wire.input) else {
             return Err(Stop::Prerequisite(
                 "the scenario's design answers no input requests by key".into(),
@@ -240,15 +252,23 @@ impl<'a> Exec<'a> {
             }
             tokio::time::sleep(Duration::from_millis(POLL_DEFAULT_MS)).await;
         };
+        // the requests earlier steps answered, to answer again where `again` asks
+        let before = state.answered.get(&id_text).cloned().unwrap_or_default();
         state
             .answered
             .entry(id_text)
             .or_default()
             .extend(keys.iter().cloned());
-        let responses: serde_json::Map<String, Value> = keys
+        let mut responses: serde_json::Map<String, Value> = keys
             .into_iter()
             .map(|(k, request)| (k, reply_to(&request, &reply)))
             .collect();
+        if let Some(again) = again {
+            let again = matcher::substitute(again, &state.vars).map_err(Stop::Prerequisite)?;
+            for (k, request) in before {
+                responses.insert(k, reply_to(&request, &again));
+            }
+        }
         let params = json!({"taskId": task_id, (input.responses): responses});
         let Some(answer) = self.request(step, update, params, state).await? else {
             return Ok(());

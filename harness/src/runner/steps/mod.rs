@@ -565,7 +565,15 @@ impl<'a> Exec<'a> {
                 task,
                 reply,
                 at_most,
-            } => self.respond(step, task, reply, *at_most, state).await,
+                again,
+            } => {
+                let answers = follow::Answers {
+                    reply,
+                    at_most: *at_most,
+                    again: again.as_ref(),
+                };
+                self.respond(step, task, answers, state).await
+            }
             StepKind::Retry { reply, save } => self.retry(step, reply, save, state).await,
             StepKind::Notification { method } => self
                 .receive(step, Inbox::Notifications, method, state)

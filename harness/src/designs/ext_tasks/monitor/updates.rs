@@ -39,6 +39,8 @@ pub(super) struct Update {
     answered_ms: u64,
     /// The keys it answered.
     keys: BTreeSet<String>,
+    /// The response under each key.
+    values: BTreeMap<String, Value>,
 }
 
 /// A tasks request of a task id no CreateTaskResult gave, and its answer.
@@ -199,6 +201,10 @@ impl Monitor {
                     answered: e.seq,
                     answered_ms: e.t_ms,
                     keys,
+                    values: responses
+                        .and_then(Value::as_object)
+                        .map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                        .unwrap_or_default(),
                 });
             }
             Err(error) if strange => self.find(
@@ -214,10 +220,58 @@ impl Monitor {
         }
     }
 
+    /// A key answered again with another response, after an acknowledged update answered it:
+    /// the server should ignore the second ("keys that have already been answered"), so a
+    /// finished task's outcome that shows what only the second response says, and nothing
+    /// only the first says, took the second. Judged only where the outcome tells them apart
+    /// (a tool's output is its own).
+    fn reanswers_judged(&mut self) {
+        let mut first: BTreeMap<(&str, &str), (&Value, u64)> = BTreeMap::new();
+        let mut found = Vec::new();
+        for u in &self.updates {
+            for (key, value) in &u.values {
+                let Some((earlier, at)) = first.get(&(u.id.as_str(), key.as_str())).copied() else {
+                    // an answer counts once the task had shown the request it answers
+                    let issued = self.tasks.get(&u.id).and_then(|t| t.keys.get(key));
+                    if issued.is_some_and(|(_, shown)| *shown < u.asked) {
+                        first.insert((&u.id, key), (value, u.asked));
+                    }
+                    continue;
+                };
+                let Some((outcome, shown)) = self.outcomes.get(&u.id) else {
+                    continue;
+                };
+                let (only_first, only_second) = (apart(earlier, value), apart(value, earlier));
+                let text = outcome.to_string();
+                let says = |words: &[String]| words.iter().any(|w| text.contains(w.as_str()));
+                let held = match (says(&only_first), says(&only_second)) {
+                    (true, false) => true,
+                    (false, true) => false,
+                    _ => continue,
+                };
+                found.push((
+                    held,
+                    match held {
+                        true => format!("task {} kept the first answer to {key:?} ({only_first:?}), not the second ({only_second:?})", u.id),
+                        false => format!(
+                            "task {}'s outcome shows the second answer to {key:?} ({only_second:?}), which should have been ignored: the key was already answered ({only_first:?})",
+                            u.id
+                        ),
+                    },
+                    vec![at, u.asked, *shown],
+                ));
+            }
+        }
+        for (held, message, evidence) in found {
+            self.find(UNKNOWN_KEYS, held, message, evidence);
+        }
+    }
+
     /// What the acknowledged updates did to their tasks, once the session is over: keys not
     /// outstanding changed nothing, some of the outstanding ones left the task waiting, all of
     /// them moved it on.
     pub(super) fn updates_judged(&mut self) {
+        self.reanswers_judged();
         let updates = std::mem::take(&mut self.updates);
         for (i, u) in updates.iter().enumerate() {
             let Some(reads) = self.reads.get(&u.id) else {
@@ -384,4 +438,21 @@ pub(super) struct Read {
     pub asked: Option<u64>,
     pub received: u64,
     pub t_ms: u64,
+}
+
+/// The strings of a response (its content's values) that the other response does not hold.
+fn apart(one: &Value, other: &Value) -> Vec<String> {
+    fn strings(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) if s.len() >= 3 => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+            Value::Object(o) => o.values().for_each(|v| strings(v, out)),
+            _ => {}
+        }
+    }
+    let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+    strings(one.get("content").unwrap_or(one), &mut mine);
+    strings(other.get("content").unwrap_or(other), &mut theirs);
+    mine.retain(|s| !theirs.contains(s));
+    mine
 }

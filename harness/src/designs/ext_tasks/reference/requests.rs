@@ -131,9 +131,13 @@ impl ExtReference {
             ));
         }
         if !self.has(Fault::UpdateIgnored) {
+            // an answer the work has not taken yet is replaced under the replaces-answer fault
+            let replaces = self.has(Fault::ReplacesAnswer);
             let answers: Vec<(String, Value)> = responses
                 .into_iter()
-                .filter(|(k, _)| task.asking.contains_key(k))
+                .filter(|(k, _)| {
+                    task.asking.contains_key(k) || (replaces && task.answers.contains_key(k))
+                })
                 .collect();
             match self.is(Variant::LazyUpdate) {
                 true => self.later(200, task_id.clone(), move |task| {
