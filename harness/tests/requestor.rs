@@ -144,8 +144,12 @@ fn the_extensions_reference_requestor_passes_and_each_fault_fails_exactly_its_ru
         "{out}"
     );
     assert_eq!(rules_with(&doc, &["pass"]).len(), 8, "{out}");
-    // Mcp-Name and Mcp-Method are headers: over stdio there are none to judge
-    let headers = [ext::Fault::NoMcpName, ext::Fault::NoMcpMethod];
+    // Mcp-Name, Mcp-Method and MCP-Protocol-Version are headers: over stdio there are none
+    let headers = [
+        ext::Fault::NoMcpName,
+        ext::Fault::NoMcpMethod,
+        ext::Fault::NoVersionHeader,
+    ];
     let faults: Vec<_> = ext::FAULTS
         .iter()
         .filter(|f| !headers.contains(&f.fault))
@@ -202,11 +206,12 @@ fn over_http_the_extensions_requests_are_judged_on_their_mcp_name_and_method_too
     let (code, out, doc) = requestor(&[], &http_args, "ext-requestor-http-clean");
     assert_eq!(code, 0, "{out}");
     assert!(doc["transport"] == "http", "{out}");
-    assert_eq!(rules_with(&doc, &["pass"]).len(), 9, "{out}");
+    assert_eq!(rules_with(&doc, &["pass"]).len(), 10, "{out}");
     // a client whose end ends the recording, and the faults of this session's new checks
     let over_http = [
         ext::Fault::NoMcpName,
         ext::Fault::NoMcpMethod,
+        ext::Fault::NoVersionHeader,
         ext::Fault::ExitsWhileWorking,
         ext::Fault::ReanswersShown,
         ext::Fault::ResendsResult,

@@ -5,7 +5,7 @@
 use crate::requestor::polls::{Polls, Shape, POLL_SHARE};
 use crate::scenario::Ask;
 use crate::trace::{Direction, Entry};
-use crate::transport::routing::{self, METHOD_HEADER, NAME_HEADER};
+use crate::transport::routing::{self, META_VERSION, METHOD_HEADER, NAME_HEADER, VERSION_HEADER};
 use crate::verdict::{Check, Root};
 use crate::wire::{self, MessageRef, OutcomeRef};
 use serde_json::Value;
@@ -19,11 +19,13 @@ const ANSWERS_ONCE: &str = "ext-tasks.requestor.answers-once";
 const NO_CANCELLED: &str = "ext-tasks.cancel.no-notifications-cancelled";
 const BOTH_SHAPES: &str = "ext-tasks.requestor.handle-both-shapes";
 const MCP_NAME: &str = "ext-tasks.http.mcp-name";
+const VERSION: &str = "ext-tasks.http.requestor-protocol-version";
 const UNSUPPORTED: &str = "ext-tasks.requestor.unsupported-type-invalid";
 
 /// The requestor rules a client is judged by here.
-pub const REQUESTOR_RULES: [&str; 9] = [
+pub const REQUESTOR_RULES: [&str; 10] = [
     MCP_NAME,
+    VERSION,
     UNSUPPORTED,
     BOTH_SHAPES,
     RESPECTS_POLL,
@@ -127,6 +129,13 @@ pub fn judge(entries: &[Entry], ask: Option<&Ask>) -> Vec<Check> {
         unnamed,
         named,
         "every tasks request over HTTP carried Mcp-Name set to its taskId and Mcp-Method set to its method",
+    );
+    let (unversioned, versioned) = protocol_versions(entries);
+    judge(
+        VERSION,
+        unversioned,
+        versioned,
+        "every request over HTTP carried MCP-Protocol-Version, the version its body names",
     );
     let (followed, plain) = phantom_tasks(entries);
     let unfollowed = unfollowed.map(|(_, what, seq)| (what, seq));
@@ -277,6 +286,33 @@ fn routing_names(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
             Some((format!("{method} of task {task:?} sent with {got}"), e.seq)),
             first,
         );
+    }
+    (None, first)
+}
+
+/// Over HTTP (a recording with the request headers): the first request whose
+/// `MCP-Protocol-Version` is missing or not the version its body's `_meta` names, and the
+/// first request at all.
+fn protocol_versions(entries: &[Entry]) -> (Option<(String, u64)>, Option<u64>) {
+    let mut first = None;
+    for e in entries.iter().filter(|e| e.dir == Direction::Out) {
+        let (Some(headers), Some(message)) = (&e.headers, &e.message) else {
+            continue;
+        };
+        let Ok(MessageRef::Request { method, params, .. }) = wire::classify_ref(message) else {
+            continue;
+        };
+        first.get_or_insert(e.seq);
+        let named = params.pointer("/_meta").and_then(|m| m.get(META_VERSION));
+        let sent = headers.get(VERSION_HEADER);
+        let wrong = match (sent, named.and_then(Value::as_str)) {
+            (None, _) => "no MCP-Protocol-Version".to_string(),
+            (Some(h), Some(body)) if h != body => {
+                format!("MCP-Protocol-Version {h:?}, its body naming {body:?}")
+            }
+            _ => continue,
+        };
+        return (Some((format!("{method} sent with {wrong}"), e.seq)), first);
     }
     (None, first)
 }

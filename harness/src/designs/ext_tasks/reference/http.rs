@@ -54,7 +54,7 @@ async fn on_post(
         return answer_post(&server, &headers, &body, None).await;
     };
     if let Ok(value) = serde_json::from_slice::<Value>(&body) {
-        let routing = [METHOD_HEADER, NAME_HEADER]
+        let routing = [METHOD_HEADER, NAME_HEADER, VERSION_HEADER]
             .into_iter()
             .filter_map(|n| Some((n.to_string(), headers.get(n)?.to_str().ok()?.to_string())))
             .collect();

@@ -33,6 +33,7 @@ pub enum Fault {
     ResendsResult,
     IgnoresTask,
     NoMcpName,
+    NoVersionHeader,
     NoMcpMethod,
     FollowsAnyTask,
 }
@@ -51,6 +52,7 @@ pub const FAULTS: &[FaultInfo<Fault>] = &[
     FaultInfo { fault: Fault::ResendsResult, name: "resends-result", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with its result for no answer, and sends the call again", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::IgnoresTask, name: "ignores-task", rules: &["ext-tasks.requestor.handle-both-shapes"], description: "takes a tools/call answered with a CreateTaskResult for no answer, and ends without polling the task", may_also: &[], follows: &["ext-tasks.requestor.polls-until-terminal"] },
     FaultInfo { fault: Fault::NoMcpName, name: "no-mcp-name", rules: &["ext-tasks.http.mcp-name"], description: "(HTTP) polls with tasks/get sent without the Mcp-Name header", may_also: &[], follows: &[] },
+    FaultInfo { fault: Fault::NoVersionHeader, name: "no-version-header", rules: &["ext-tasks.http.requestor-protocol-version"], description: "(HTTP) polls with tasks/get sent without the MCP-Protocol-Version header", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::NoMcpMethod, name: "no-mcp-method", rules: &["ext-tasks.http.mcp-name"], description: "(HTTP) polls with tasks/get sent without the Mcp-Method header", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::FollowsAnyTask, name: "follows-any-task", rules: &["ext-tasks.requestor.unsupported-type-invalid"], description: "follows a task handed out for tools/list, polling it to its end", may_also: &[], follows: &[] },
     FaultInfo { fault: Fault::CancelsByNotification, name: "cancels-by-notification", rules: &["ext-tasks.cancel.no-notifications-cancelled"], description: "cancels with notifications/cancelled for the request that created the task, then tasks/cancel", may_also: &[], follows: &[] },
@@ -172,9 +174,14 @@ async fn follow(
             ));
         }
         let get = sent(json!({"taskId": id}), faults);
-        let left_out = match (faults.has(Fault::NoMcpName), faults.has(Fault::NoMcpMethod)) {
-            (true, _) => Some("Mcp-Name"),
-            (_, true) => Some("Mcp-Method"),
+        let left_out = match (
+            faults.has(Fault::NoMcpName),
+            faults.has(Fault::NoMcpMethod),
+            faults.has(Fault::NoVersionHeader),
+        ) {
+            (true, _, _) => Some("Mcp-Name"),
+            (_, true, _) => Some("Mcp-Method"),
+            (_, _, true) => Some("MCP-Protocol-Version"),
             _ => None,
         };
         let polled = match left_out {
