@@ -191,7 +191,18 @@ impl Monitor {
             .get(id)
             .map(|s| s.keys.keys().cloned().collect())
             .unwrap_or_default();
-        let strange = !keys.is_empty() && keys.iter().all(|k| !issued.contains(k));
+        // a key is not outstanding when the task never showed it, or an acknowledged update
+        // already answered it
+        let answered: BTreeSet<&String> = self
+            .updates
+            .iter()
+            .filter(|u| u.id == id)
+            .flat_map(|u| u.keys.iter())
+            .collect();
+        let strange = !keys.is_empty()
+            && keys
+                .iter()
+                .all(|k| !issued.contains(k) || answered.contains(k));
         match answer {
             Ok(result) => {
                 self.ack(UPDATE_ACK, "tasks/update", result, evidence);
@@ -211,7 +222,7 @@ impl Monitor {
                 UNKNOWN_KEYS,
                 false,
                 format!(
-                    "tasks/update of {id} answering only keys it never issued ({keys:?}) was refused ({}), not ignored",
+                    "tasks/update of {id} answering only keys not outstanding, never issued or already answered ({keys:?}), was refused ({}), not ignored",
                     crate::matcher::short(error)
                 ),
                 evidence,
