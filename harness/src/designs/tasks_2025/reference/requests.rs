@@ -269,6 +269,14 @@ impl Reference {
         self.cancel_now(&id);
         let mut store = self.lock();
         let t = store.get(&id).ok_or_else(|| self.not_found(&id))?;
+        // the work may have ended between the check above and the cancellation, which then
+        // changed nothing: the task was terminal when the cancellation took effect
+        if t.status != TaskStatus::Cancelled && t.status.is_terminal() {
+            return Err(invalid(format!(
+                "Cannot cancel task {id:?}: already in terminal status {:?}",
+                t.status.as_str()
+            )));
+        }
         let answer = self.render(t, View::Other);
         if self.faults.is(Variant::CancelledDeleted) {
             store.remove(&id);
